@@ -1,0 +1,64 @@
+// Package frontier decides which URL a crawl fetches next.
+//
+// A frontier keeps one queue per host and hands out a URL only from a host
+// that politeness allows to be contacted now, so that a slow or throttled host
+// never blocks the others (Mercator's back queues). Among ready hosts, the
+// order is the frontier's policy: [FIFO] gives breadth-first order.
+//
+//	f := new(frontier.FIFO)
+//	f.Push(frontier.Entry{URL: "http://example.com/", Host: "example.com"})
+//	e, ok, _ := f.Next(time.Now())
+//	// fetch e.URL, then:
+//	f.Done(e, frontier.Result{Next: time.Now().Add(time.Second)})
+//
+// Time is passed in, never read from a clock, so a frontier is deterministic
+// and is tested without sleeping. Frontiers are owned by one goroutine (the
+// crawler's scheduler) and are not safe for concurrent use.
+package frontier
+
+import "time"
+
+// Entry is one URL waiting to be fetched. The crawler fills every field
+// before [Frontier.Push]; a frontier hands entries back unchanged.
+type Entry struct {
+	URL      string // canonical URL
+	FP       uint64 // fingerprint of URL (canon.Fingerprint)
+	Host     string // politeness key: host[:port] of URL
+	Depth    int    // link distance from a seed (seeds: 0); a redirect keeps its source's depth
+	Hops     int    // redirects followed to reach URL
+	Referrer string // canonical URL of the page that linked here ("" for seeds)
+
+	seq uint64 // order of Push, kept by FIFO so that a retried entry keeps its place
+}
+
+// Result is the outcome of handing out an Entry, reported by [Frontier.Done].
+type Result struct {
+	// Next is the earliest time the entry's host may be contacted again
+	// (politeness). The zero time means at once.
+	Next time.Time
+	// Retry reports that the entry was not processed (for example because
+	// the host's robots.txt had to be fetched first) and must be handed out
+	// again, in its place among the other URLs of its host.
+	Retry bool
+	// Links holds the fingerprints of the page's out-links, already seen or
+	// not. Importance-based frontiers spend credit on them; FIFO ignores
+	// them. The slice belongs to the frontier after Done.
+	Links []uint64
+}
+
+// Frontier is the set of URLs still to fetch and the policy that orders
+// them. Implementations need not be safe for concurrent use.
+type Frontier interface {
+	// Push adds a URL that is new to the crawl (canonical and deduplicated).
+	Push(e Entry)
+	// Next hands out a URL whose host is ready at now, marking the host busy
+	// until Done. If none is ready, ok is false and wake is when to ask
+	// again; a zero wake means nothing will be ready before the next Push or
+	// Done.
+	Next(now time.Time) (e Entry, ok bool, wake time.Time)
+	// Done reports the outcome of an entry returned by Next.
+	Done(e Entry, r Result)
+	// Len reports the number of URLs waiting (not counting those handed out
+	// and not yet Done).
+	Len() int
+}
