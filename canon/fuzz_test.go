@@ -1,0 +1,110 @@
+package canon
+
+import (
+	"net/url"
+	"testing"
+)
+
+// FuzzCanonical checks that Canonical never panics, that its output is a
+// fixed point and parses with net/url, that the fast path agrees with the
+// general one, and the same for Resolve against a few bases.
+func FuzzCanonical(f *testing.F) {
+	for _, tc := range coreCases {
+		if len(tc.in) < 200 {
+			f.Add(tc.in)
+		}
+	}
+	for _, tc := range resolveCases {
+		f.Add(tc.in)
+	}
+	for _, s := range fuzzFound {
+		f.Add(s)
+	}
+	bases := []*url.URL{}
+	for _, s := range []string{rfcBase, "https://Example.com:443/a/b/c/", "http://[::1]/x?y"} {
+		u, err := url.Parse(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		bases = append(bases, u)
+	}
+	configs := []*Canonicalizer{
+		{},
+		{SortQuery: true, StripSessionIDs: true, MergeSlashes: true, StripTrailingDot: true, DropEmptyQuery: true},
+		{StripSessionIDs: true},
+		{MergeSlashes: true},
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if len(in) > 2048 {
+			return
+		}
+		for _, c := range configs {
+			check := func(op, got string) {
+				again, err := c.Canonical(got)
+				if err != nil || again != got {
+					t.Fatalf("%s(%q) = %q, but Canonical of that = %q, %v (config %+v)", op, in, got, again, err, *c)
+				}
+				// The general path must agree with the fast path.
+				var p parts
+				_, rest, _ := splitScheme(got)
+				p.https = got[4] == 's'
+				p.absolute(rest)
+				slow, err := c.build(&p, got)
+				if err != nil || slow != got {
+					t.Fatalf("build(%q) = %q, %v; fast path disagrees (config %+v)", got, slow, err, *c)
+				}
+				if _, err := url.Parse(got); err != nil {
+					t.Fatalf("url.Parse(%q) from %q: %v", got, in, err)
+				}
+				if Host(got) == "" {
+					t.Fatalf("Host(%q) empty", got)
+				}
+			}
+			if got, err := c.Canonical(in); err == nil {
+				check("Canonical", got)
+			}
+			for _, base := range bases {
+				if got, err := c.Resolve(base, in); err == nil {
+					check("Resolve", got)
+				}
+			}
+		}
+	})
+}
+
+// fuzzFound are inputs the fuzzer once found interesting (see the table
+// tests for their expected outputs).
+var fuzzFound = []string{
+	"http:0..", // with StripTrailingDot, trailing dots must go before the IPv4 test
+}
+
+// FuzzResolve resolves a fuzzed ref against a fuzzed base (parsed by
+// net/url, as a crawler would parse a page URL or <base href>): no panic,
+// and the result is a fixed point of Canonical.
+func FuzzResolve(f *testing.F) {
+	for _, tc := range resolveCases {
+		f.Add(rfcBase, tc.in)
+	}
+	f.Add("HTTP://A:80/b/./c?x#f", "d")
+	f.Add("http:a/b/c", "../d")
+	f.Add("https://[::1]:8443/a%2Fb/c", "?q")
+	f.Add("http://u:p@münchen.de/a/b", "//x.org")
+	var c Canonicalizer
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		if len(base) > 1024 || len(ref) > 1024 {
+			return
+		}
+		b, err := url.Parse(base)
+		if err != nil {
+			return
+		}
+		got, err := c.Resolve(b, ref)
+		if err != nil {
+			return
+		}
+		again, err := c.Canonical(got)
+		if err != nil || again != got {
+			t.Fatalf("Resolve(%q, %q) = %q, but Canonical of that = %q, %v", base, ref, got, again, err)
+		}
+	})
+}

@@ -1,0 +1,388 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"crawler/canon"
+	"crawler/frontier"
+	"crawler/politeness"
+	"crawler/seen"
+)
+
+// Defaults of the Crawler, each overridable by a field.
+const (
+	// DefaultWorkers is the number of pages processed at once.
+	DefaultWorkers = 16
+	// DefaultDelay is the least time between two requests to one host.
+	DefaultDelay = time.Second
+	// DefaultMaxCrawlDelay caps a robots.txt Crawl-delay.
+	DefaultMaxCrawlDelay = 30 * time.Second
+	// DefaultMaxRedirects is the longest redirect chain followed.
+	DefaultMaxRedirects = 10
+	// robotsMaxBytes is how much of a robots.txt is read (RFC 9309 asks
+	// for at least 500 KiB).
+	robotsMaxBytes = 512 << 10
+	// robotsMaxRedirects is how many redirects a robots.txt fetch follows
+	// (RFC 9309: at least five).
+	robotsMaxRedirects = 5
+)
+
+// Errors returned by Run, or found under a Page's Err.
+var (
+	ErrNoSeeds          = errors.New("crawler: no seeds and an empty frontier")
+	ErrRunning          = errors.New("crawler: Run called while the crawler is running")
+	ErrTooManyRedirects = errors.New("crawler: too many redirects")
+	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
+)
+
+// Crawler crawls the web from seed URLs. Set its fields, then call Run. The
+// zero value crawls politely: robots.txt obeyed, one request at a time per
+// host, a second between them, breadth-first, every http(s) link followed.
+//
+// Fields must not change while Run is running. A Crawler can Run again
+// after Run returns; the frontier and seen-set it was given carry over, so
+// a second Run resumes the first.
+type Crawler struct {
+	// Handler receives every page fetched or tried. Nil means none: the
+	// crawl only discovers.
+	Handler Handler
+	// Fetcher fetches pages and robots.txt. Nil means an [HTTPFetcher]
+	// with its defaults.
+	Fetcher Fetcher
+	// Frontier orders the URLs to fetch. Nil means a [frontier.FIFO] with
+	// PerHost set from PerHost. A Frontier given here keeps its own
+	// per-host setting.
+	Frontier frontier.Frontier
+	// Seen is the URL-seen set. Nil means a [seen.Exact].
+	Seen seen.Set
+	// Canon canonicalizes URLs. Nil means the core rules only.
+	Canon *canon.Canonicalizer
+	// Robots caches robots.txt per host. Nil means a cache, made for each
+	// Run, that fetches through Fetcher. Its Fetch field, if nil, is set
+	// to fetch through Fetcher.
+	Robots *politeness.RobotsCache
+	// Scope says which links are followed.
+	Scope Scope
+	// Logger receives debug lines for pages and warnings for failures.
+	// Nil means no logging.
+	Logger *slog.Logger
+
+	// UserAgent is sent with every request and matched against robots.txt
+	// groups by its product token. "" means DefaultUserAgent.
+	UserAgent string
+	// Workers is how many pages are processed at once. 0 means
+	// DefaultWorkers.
+	Workers int
+	// PerHost is how many requests may be in flight to one host. 0 means 1.
+	PerHost int
+	// Delay is the least time between two requests to one host, counted
+	// from the end of the first. 0 means DefaultDelay; a negative value
+	// means no delay (for your own servers and tests only).
+	Delay time.Duration
+	// MaxCrawlDelay caps the Crawl-delay of robots.txt. 0 means
+	// DefaultMaxCrawlDelay.
+	MaxCrawlDelay time.Duration
+	// IgnoreRobots, if set, fetches without asking robots.txt.
+	IgnoreRobots bool
+	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
+	// meta robots says nofollow.
+	IgnoreNoFollow bool
+	// MaxPages bounds the page requests of one Run (robots.txt not
+	// counted). 0 means no limit.
+	MaxPages int64
+	// MaxBytes bounds the body bytes of one Run. The crawl stops starting
+	// fetches once it is reached, so those in flight may pass it. 0 means
+	// no limit.
+	MaxBytes int64
+	// MaxRedirects is the longest redirect chain followed. 0 means
+	// DefaultMaxRedirects; a negative value follows none.
+	MaxRedirects int
+
+	running atomic.Bool
+	stats   atomic.Pointer[counters]
+}
+
+// Stats returns a snapshot of the counters of the current Run, or of the
+// last one once it has returned. It is safe to call at any time, from any
+// goroutine.
+func (c *Crawler) Stats() Stats {
+	if s := c.stats.Load(); s != nil {
+		return s.snapshot()
+	}
+	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}}
+}
+
+// Run crawls from the seeds until the frontier is exhausted, a budget
+// (MaxPages, MaxBytes) is reached, or ctx is done. It returns nil in the
+// first two cases and the context's cause in the last. Every goroutine it
+// started has exited when it returns. A seed that is not a valid http(s)
+// URL makes Run return an error before anything is fetched.
+func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
+	return c.run(ctx, c.Handler, seeds)
+}
+
+func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
+	if !c.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer c.running.Store(false)
+
+	r, err := c.newRun(h)
+	if err != nil {
+		return err
+	}
+	canonSeeds := make([]string, 0, len(seeds))
+	var errs []error
+	for _, s := range seeds {
+		u, err := r.canon.Canonical(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("crawler: seed %q: %w", s, err))
+			continue
+		}
+		canonSeeds = append(canonSeeds, u)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if len(canonSeeds) == 0 && r.frontier.Len() == 0 {
+		return ErrNoSeeds
+	}
+	r.scope = newScopeCheck(c.Scope, canonSeeds, canon.Host)
+
+	c.stats.Store(r.stats)
+	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
+	for _, u := range canonSeeds {
+		r.discover(link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}, "")
+	}
+	return r.loop(ctx)
+}
+
+// run is the state of one Run.
+type run struct {
+	c        *Crawler
+	handler  Handler
+	fetcher  Fetcher
+	frontier frontier.Frontier
+	seen     seen.Set
+	canon    *canon.Canonicalizer
+	robots   *politeness.RobotsCache
+	scope    *scopeCheck
+	log      *slog.Logger
+	stats    *counters
+
+	userAgent, agentToken string
+	workers               int
+	delay, maxCrawlDelay  time.Duration
+	maxRedirects          int
+
+	hosts map[string]struct{} // scheduler only
+}
+
+func (c *Crawler) newRun(h Handler) (*run, error) {
+	r := &run{
+		c:             c,
+		handler:       h,
+		fetcher:       c.Fetcher,
+		frontier:      c.Frontier,
+		seen:          c.Seen,
+		canon:         c.Canon,
+		robots:        c.Robots,
+		log:           c.Logger,
+		stats:         &counters{start: time.Now()},
+		userAgent:     cmp(c.UserAgent, DefaultUserAgent),
+		workers:       c.Workers,
+		delay:         c.Delay,
+		maxCrawlDelay: c.MaxCrawlDelay,
+		maxRedirects:  c.MaxRedirects,
+		hosts:         map[string]struct{}{},
+	}
+	if r.fetcher == nil {
+		r.fetcher = &HTTPFetcher{}
+		c.Fetcher = r.fetcher
+	}
+	if r.frontier == nil {
+		r.frontier = &frontier.FIFO{PerHost: c.PerHost}
+		c.Frontier = r.frontier
+	}
+	if r.seen == nil {
+		r.seen = seen.NewExact(0)
+		c.Seen = r.seen
+	}
+	if r.canon == nil {
+		r.canon = new(canon.Canonicalizer)
+	}
+	if r.robots == nil {
+		r.robots = new(politeness.RobotsCache)
+	}
+	if r.robots.Fetch == nil {
+		r.robots.Fetch = r.fetchRobots
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.workers <= 0 {
+		r.workers = DefaultWorkers
+	}
+	switch {
+	case r.delay == 0:
+		r.delay = DefaultDelay
+	case r.delay < 0:
+		r.delay = 0
+	}
+	if r.maxCrawlDelay <= 0 {
+		r.maxCrawlDelay = DefaultMaxCrawlDelay
+	}
+	switch {
+	case r.maxRedirects == 0:
+		r.maxRedirects = DefaultMaxRedirects
+	case r.maxRedirects < 0:
+		r.maxRedirects = 0
+	}
+	r.agentToken = productToken(r.userAgent)
+	return r, nil
+}
+
+// cmp returns s, or def if s is empty.
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// productToken is the name part of a User-Agent ("crawler" from
+// "crawler/0.1 (+https://...)"), what robots.txt groups name.
+func productToken(ua string) string {
+	ua = strings.TrimSpace(ua)
+	if i := strings.IndexAny(ua, "/ ("); i >= 0 {
+		ua = ua[:i]
+	}
+	return ua
+}
+
+// link is a URL found on a page (or a redirect target), canonical and in
+// scope, on its way to the seen-test.
+type link struct {
+	url   string
+	fp    uint64
+	host  string
+	depth int
+	hops  int
+}
+
+// outcome is what a worker reports to the scheduler about one entry.
+type outcome struct {
+	entry     frontier.Entry
+	requested bool      // a page request was sent (counts against MaxPages)
+	retry     bool      // not processed: hand the entry out again
+	next      time.Time // when its host may be contacted again
+	links     []link    // links to follow (canonical, in scope)
+	linkFPs   []uint64  // fingerprints of all the page's out-links
+}
+
+// loop is the scheduler: it owns the frontier and the seen-set, hands ready
+// URLs to the workers and takes back what they found.
+func (r *run) loop(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	jobs := make(chan frontier.Entry, r.workers)
+	results := make(chan outcome, r.workers) // never full: at most r.workers entries are out
+	var wg sync.WaitGroup
+	for range r.workers {
+		wg.Go(func() {
+			for e := range jobs {
+				results <- r.process(ctx, e)
+			}
+		})
+	}
+
+	inflight := 0
+	var requested, maxPages = int64(0), r.c.MaxPages
+	budgetLeft := func() bool {
+		if maxPages > 0 && requested+int64(inflight) >= maxPages {
+			return false
+		}
+		return r.c.MaxBytes <= 0 || r.stats.bytes.Load() < r.c.MaxBytes
+	}
+	apply := func(o outcome) {
+		inflight--
+		if o.requested {
+			requested++
+		}
+		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs})
+		for _, l := range o.links {
+			r.discover(l, o.entry.URL)
+		}
+		r.publish(inflight)
+	}
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var err error
+	for err == nil {
+		var wake time.Time
+		for inflight < r.workers && budgetLeft() {
+			e, ok, w := r.frontier.Next(time.Now())
+			if !ok {
+				wake = w
+				break
+			}
+			inflight++
+			jobs <- e
+		}
+		r.publish(inflight)
+		if inflight == 0 && (r.frontier.Len() == 0 || !budgetLeft()) {
+			break
+		}
+		var wakeC <-chan time.Time
+		if !wake.IsZero() && inflight < r.workers && budgetLeft() {
+			timer.Reset(time.Until(wake))
+			wakeC = timer.C
+		}
+		select {
+		case o := <-results:
+			apply(o)
+		case <-wakeC:
+		case <-ctx.Done():
+			err = context.Cause(ctx)
+		}
+	}
+
+	// Stop the workers, and keep what those in flight found or left
+	// undone: entries cut short go back to the frontier.
+	close(jobs)
+	cancel()
+	wg.Wait()
+	for inflight > 0 {
+		apply(<-results)
+	}
+	r.publish(0)
+	return err
+}
+
+// publish makes the scheduler's own figures visible to Stats.
+func (r *run) publish(inflight int) {
+	r.stats.inflight.Store(int64(inflight))
+	r.stats.frontier.Store(int64(r.frontier.Len()))
+	r.stats.seen.Store(int64(r.seen.Len()))
+	r.stats.hosts.Store(int64(len(r.hosts)))
+}
+
+// discover runs the URL-seen test on l and pushes it if it is new.
+func (r *run) discover(l link, referrer string) {
+	if !r.seen.Add(l.fp) {
+		r.stats.duplicates.Add(1)
+		return
+	}
+	r.hosts[l.host] = struct{}{}
+	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
+}

@@ -1,0 +1,680 @@
+package crawler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"crawler"
+	"crawler/politeness"
+)
+
+// site is a small web on one httptest server: a path answers with a page
+// (HTML unless the type says otherwise), a redirect, or a status. It counts
+// requests per path.
+type site struct {
+	*httptest.Server
+	mu     sync.Mutex
+	pages  map[string]response
+	counts map[string]int
+	order  []string
+}
+
+type response struct {
+	status int
+	ctype  string
+	body   string
+	header map[string]string
+	delay  time.Duration
+}
+
+func newSite(t *testing.T, pages map[string]response) *site {
+	s := &site{pages: pages, counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.RequestURI()
+	s.mu.Lock()
+	s.counts[key]++
+	s.order = append(s.order, key)
+	resp, ok := s.pages[key]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if resp.delay > 0 {
+		select {
+		case <-time.After(resp.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	for k, v := range resp.header {
+		w.Header().Set(k, strings.ReplaceAll(v, "$URL", s.URL))
+	}
+	if resp.ctype == "" {
+		resp.ctype = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", resp.ctype)
+	w.WriteHeader(cmpInt(resp.status, 200))
+	fmt.Fprint(w, strings.ReplaceAll(resp.body, "$URL", s.URL))
+}
+
+// set replaces the response at path.
+func (s *site) set(path string, r response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[path] = r
+}
+
+// reset forgets the requests counted so far.
+func (s *site) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts, s.order = map[string]int{}, nil
+}
+
+func (s *site) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+func (s *site) requests() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps(s.counts)
+}
+
+func maps(m map[string]int) map[string]int {
+	c := make(map[string]int, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func cmpInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func html(links ...string) response {
+	var b strings.Builder
+	b.WriteString("<html><head><title>t</title></head><body>")
+	for _, l := range links {
+		fmt.Fprintf(&b, `<a href="%s">x</a>`, l)
+	}
+	return response{body: b.String()}
+}
+
+func redirect(code int, to string) response {
+	return response{status: code, header: map[string]string{"Location": to}}
+}
+
+// collect is a Handler that records the pages it is given.
+type collect struct {
+	mu    sync.Mutex
+	pages map[string]*crawler.Page
+}
+
+func (c *collect) Handle(_ context.Context, p *crawler.Page) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pages == nil {
+		c.pages = map[string]*crawler.Page{}
+	}
+	if _, dup := c.pages[p.URL]; dup {
+		return fmt.Errorf("page %s handled twice", p.URL)
+	}
+	c.pages[p.URL] = p
+	return nil
+}
+
+func (c *collect) urls() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var us []string
+	for u := range c.pages {
+		us = append(us, u)
+	}
+	slices.Sort(us)
+	return us
+}
+
+// noLeak fails the test if goroutines started during it are still running
+// at its end. It polls briefly, since exiting goroutines take a moment to
+// be reaped by the runtime.
+func noLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(3 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			runtime.Gosched()
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines left (started with %d):\n%s", n, before, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+// fast returns a Crawler for tests: no delay, a few workers.
+func fast(h crawler.Handler) *crawler.Crawler {
+	return &crawler.Crawler{Handler: h, Delay: -1, Workers: 4}
+}
+
+func TestCrawlSmallSite(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/":            html("/a", "b", "./c#frag", "/a?", "/A"),
+		"/a":           html("/", "/b", "mailto:x@y", "javascript:void(0)", "tel:1"),
+		"/b":           html("/c", "http://[::1"),
+		"/c":           {body: `<base href="/dir/"><a href="d">d</a><a href="/img.png">i</a>`},
+		"/dir/d":       html("/"),
+		"/img.png":     {ctype: "image/png", body: "\x89PNG\r\n\x1a\n<a href=\"/nope\">"},
+		"/A":           {status: 404, body: `<a href="/from404">`},
+		"/robots.txt":  {ctype: "text/plain", body: "User-agent: *\nDisallow:\n"},
+		"/a?":          html(),
+		"/from404":     html(),
+		"/nope":        html(),
+		"/unreachable": html(),
+	})
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	wantPaths := []string{"/", "/a", "/a?", "/A", "/b", "/c", "/dir/d", "/img.png"}
+	for _, p := range wantPaths {
+		if n := s.count(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+	for _, p := range []string{"/from404", "/nope", "/unreachable"} {
+		if n := s.count(p); n != 0 {
+			t.Errorf("%s requested %d times, want 0", p, n)
+		}
+	}
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt requested %d times, want 1", n)
+	}
+	st := c.Stats()
+	if st.Fetched != int64(len(wantPaths)) || st.Requests != st.Fetched || st.RobotsFetched != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if st.BadLinks != 1 {
+		t.Errorf("BadLinks = %d, want 1 (the broken IPv6 href; non-http schemes are not counted as bad)", st.BadLinks)
+	}
+	if st.Status[404] != 1 || st.Status[200] != int64(len(wantPaths)-1) {
+		t.Errorf("Status = %v", st.Status)
+	}
+
+	c0 := got.pages[s.URL+"/c"]
+	if c0 == nil || c0.Depth != 1 || c0.Referrer != s.URL+"/" {
+		t.Fatalf("page /c = %+v", c0)
+	}
+	if want := []string{s.URL + "/dir/d", s.URL + "/img.png"}; !slices.Equal(c0.Links, want) {
+		t.Errorf("/c links = %q, want %q (resolved against <base href>)", c0.Links, want)
+	}
+	if img := got.pages[s.URL+"/img.png"]; img == nil || len(img.Links) != 0 || img.ContentType != "image/png" {
+		t.Errorf("non-HTML page = %+v, want handled without links", img)
+	}
+	root := got.pages[s.URL+"/"]
+	if want := []string{s.URL + "/a", s.URL + "/b", s.URL + "/c", s.URL + "/a?", s.URL + "/A"}; root == nil || !slices.Equal(root.Links, want) {
+		t.Errorf("root links = %q, want %q", root.Links, want)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	pages := map[string]response{
+		"/":       html("/r1", "/loop1", "/chain0", "/bad", "/same"),
+		"/r1":     redirect(301, "/r2"),
+		"/r2":     redirect(302, "$URL/final"),
+		"/final":  html(),
+		"/loop1":  redirect(307, "/loop2"),
+		"/loop2":  redirect(308, "/loop1"),
+		"/bad":    {status: 302},
+		"/same":   redirect(301, "/same"),
+		"/target": html(),
+	}
+	for i := range 15 {
+		pages[fmt.Sprintf("/chain%d", i)] = redirect(301, fmt.Sprintf("/chain%d", i+1))
+	}
+	s := newSite(t, pages)
+	var got collect
+	c := fast(&got)
+	c.MaxRedirects = 4
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/r1", "/r2", "/final", "/loop1", "/loop2", "/bad", "/same", "/chain0", "/chain4"} {
+		if n := s.count(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+	if n := s.count("/chain5"); n != 0 {
+		t.Errorf("/chain5 requested %d times: hop limit 4 not applied", n)
+	}
+	final := got.pages[s.URL+"/final"]
+	if final == nil || final.Depth != 1 || final.Referrer != s.URL+"/r2" {
+		t.Errorf("redirect target page = %+v, want depth 1 (the redirect keeps its depth), referrer /r2", final)
+	}
+	if r1 := got.pages[s.URL+"/r1"]; r1 == nil || r1.Redirect != s.URL+"/r2" || r1.Status != 301 {
+		t.Errorf("redirect page = %+v", r1)
+	}
+	if p := got.pages[s.URL+"/chain4"]; p == nil || !errors.Is(p.Err, crawler.ErrTooManyRedirects) {
+		t.Errorf("chain4 page = %+v, want ErrTooManyRedirects", p)
+	}
+	if p := got.pages[s.URL+"/bad"]; p == nil || !errors.Is(p.Err, crawler.ErrBadRedirect) {
+		t.Errorf("bad redirect page = %+v, want ErrBadRedirect", p)
+	}
+	st := c.Stats()
+	if st.Errors[crawler.KindTooManyRedirects] != 1 || st.Errors[crawler.KindBadRedirect] != 1 {
+		t.Errorf("errors = %v", st.Errors)
+	}
+}
+
+func TestRobotsObeyed(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt":  {ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n\nUser-agent: crawler\nDisallow: /nocrawler\n"},
+		"/":            html("/private/a", "/private", "/public", "/nocrawler/x", "/privateer"),
+		"/public":      html(),
+		"/private":     html(),
+		"/private/a":   html(),
+		"/nocrawler/x": html(),
+		"/privateer":   html(),
+	})
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.requests()
+	want := map[string]int{"/robots.txt": 1, "/": 1, "/public": 1, "/private": 1, "/private/a": 1, "/privateer": 1}
+	// The crawler's own group (product token "crawler") replaces "*".
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests = %v, want %v", got, want)
+	}
+	if st := c.Stats(); st.RobotsBlocked != 1 {
+		t.Errorf("RobotsBlocked = %d, want 1", st.RobotsBlocked)
+	}
+
+	c = fast(nil)
+	c.UserAgent = "otherbot/2.0"
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/private/a"] != 0 || got["/private"] != 0 || got["/privateer"] != 0 || got["/nocrawler/x"] != 1 {
+		t.Errorf("as otherbot: requests = %v", got)
+	}
+	if st := c.Stats(); st.RobotsBlocked != 3 {
+		t.Errorf("as otherbot: RobotsBlocked = %d, want 3", st.RobotsBlocked)
+	}
+
+	c = fast(nil)
+	c.IgnoreRobots = true
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/robots.txt"] != 0 || got["/private/a"] != 1 {
+		t.Errorf("IgnoreRobots: requests = %v", got)
+	}
+}
+
+func TestRobotsUnavailableSkipsHost(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {status: 503},
+		"/":           html("/a"),
+	})
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/"] != 0 || got["/robots.txt"] != 1 {
+		t.Errorf("requests = %v: a host whose robots.txt answers 5xx must not be crawled", got)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 {
+		t.Errorf("errors = %v", st.Errors)
+	}
+}
+
+func TestNoFollow(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/":       {body: `<a href="/a">a</a><a rel="nofollow" href="/nf">nf</a>`},
+		"/a":      {body: `<meta name="robots" content="nofollow"><a href="/b">b</a>`},
+		"/b":      html(),
+		"/nf":     html(),
+		"/robots": html(),
+	})
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/a"] != 1 || got["/b"] != 0 || got["/nf"] != 0 {
+		t.Errorf("requests = %v", got)
+	}
+	c = fast(nil)
+	c.IgnoreNoFollow = true
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/b"] != 1 || got["/nf"] != 1 {
+		t.Errorf("IgnoreNoFollow: requests = %v", got)
+	}
+}
+
+// chainSite is a site whose page i links to page i+1 and to 3 leaves.
+func chainSite(t *testing.T, n int) *site {
+	pages := map[string]response{}
+	for i := range n {
+		pages[fmt.Sprintf("/%d", i)] = html(fmt.Sprintf("/%d", i+1), fmt.Sprintf("/%d/x", i), fmt.Sprintf("/%d/y", i))
+		pages[fmt.Sprintf("/%d/x", i)] = html()
+		pages[fmt.Sprintf("/%d/y", i)] = html()
+	}
+	return newSite(t, pages)
+}
+
+func TestMaxPagesExact(t *testing.T) {
+	s := chainSite(t, 50)
+	for _, max := range []int64{1, 7, 30} {
+		s.reset()
+		c := fast(nil)
+		c.MaxPages = max
+		c.Workers = 8
+		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+			t.Fatal(err)
+		}
+		var pages int
+		for p, n := range s.requests() {
+			if p != "/robots.txt" {
+				pages += n
+			}
+		}
+		if int64(pages) != max || c.Stats().Requests != max {
+			t.Errorf("MaxPages=%d: server saw %d page requests, stats %d", max, pages, c.Stats().Requests)
+		}
+	}
+}
+
+func TestMaxDepth(t *testing.T) {
+	s := chainSite(t, 20)
+	for _, depth := range []int{-1, 1, 4} {
+		s.reset()
+		var got collect
+		c := fast(&got)
+		c.Scope.MaxDepth = depth
+		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+			t.Fatal(err)
+		}
+		maxd := max(depth, 0)
+		// Pages /0../d are at depth i; leaves /i/x at i+1.
+		want := 1 + 3*maxd
+		if len(got.pages) != want {
+			t.Errorf("MaxDepth=%d: %d pages, want %d: %v", depth, len(got.pages), want, got.urls())
+		}
+		for _, p := range got.pages {
+			if p.Depth > maxd {
+				t.Errorf("MaxDepth=%d: %s fetched at depth %d", depth, p.URL, p.Depth)
+			}
+		}
+	}
+}
+
+func TestScope(t *testing.T) {
+	other := newSite(t, map[string]response{"/": html("/o")})
+	s := newSite(t, map[string]response{
+		"/":     html("/in", other.URL+"/", "/skip-me"),
+		"/in":   html(),
+		"/skip": html(),
+	})
+	c := fast(nil)
+	c.Scope.SameHost = true
+	c.Scope.Allow = func(u string, depth int) bool { return !strings.Contains(u, "skip") }
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if other.count("/") != 0 || s.count("/in") != 1 || s.count("/skip-me") != 0 {
+		t.Errorf("requests: other %v, site %v", other.requests(), s.requests())
+	}
+	if st := c.Stats(); st.OutOfScope != 2 {
+		t.Errorf("OutOfScope = %d, want 2", st.OutOfScope)
+	}
+
+	c = fast(nil)
+	c.Scope.Domains = []string{"127.0.0.1"}
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if other.count("/") != 1 {
+		t.Errorf("Domains=127.0.0.1 did not follow the link to the other port")
+	}
+}
+
+func TestDelayBetweenRequests(t *testing.T) {
+	s := chainSite(t, 3)
+	c := &crawler.Crawler{Delay: 150 * time.Millisecond, Workers: 4}
+	start := time.Now()
+	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	// robots.txt plus 10 pages, each after a delay from the previous one.
+	if n := len(s.order); n != 11 {
+		t.Fatalf("%d requests, want 11: %v", n, s.order)
+	}
+	if el := time.Since(start); el < 10*150*time.Millisecond {
+		t.Errorf("11 requests to one host took %v, want at least 10 delays of 150ms", el)
+	}
+}
+
+func TestSlowHostDoesNotSlowOthers(t *testing.T) {
+	slow := newSite(t, map[string]response{
+		"/":  {body: `<a href="/1">`, delay: 1500 * time.Millisecond},
+		"/1": {delay: 1500 * time.Millisecond},
+	})
+	fastSite := chainSite(t, 60)
+	c := fast(nil)
+	c.Workers = 4
+	done := make(chan struct{})
+	var fastDone time.Duration
+	start := time.Now()
+	c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		if p.URL == fastSite.URL+"/59/y" {
+			fastDone = time.Since(start)
+			close(done)
+		}
+		return nil
+	})
+	if err := c.Run(context.Background(), slow.URL+"/", fastSite.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if total := time.Since(start); fastDone > total/2 {
+		t.Errorf("fast host finished after %v of %v: the slow host held it back", fastDone, total)
+	}
+	if slow.count("/1") != 1 {
+		t.Errorf("slow host's second page not fetched")
+	}
+}
+
+func TestCancel(t *testing.T) {
+	noLeak(t)
+	s := newSite(t, map[string]response{
+		"/":  html("/1", "/2", "/3", "/4"),
+		"/1": {delay: time.Minute},
+		"/2": {delay: time.Minute},
+		"/3": {delay: time.Minute},
+		"/4": {delay: time.Minute},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	c := fast(nil)
+	c.PerHost = 4
+	c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		if p.URL == s.URL+"/" {
+			time.AfterFunc(200*time.Millisecond, cancel)
+		}
+		return nil
+	})
+	start := time.Now()
+	err := c.Run(ctx, s.URL+"/")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Run took %v to return after cancel", el)
+	}
+	st := c.Stats()
+	if st.Frontier != 4 || st.InFlight != 0 {
+		t.Errorf("after cancel: frontier %d, in flight %d; want the 4 cut-short URLs back in the frontier", st.Frontier, st.InFlight)
+	}
+	if st.Errors[crawler.KindCanceled] != 0 {
+		t.Errorf("a fetch cut short by cancel was counted as an error: %v", st.Errors)
+	}
+	// A second Run resumes: the 4 pages are fetched.
+	for _, p := range []string{"/1", "/2", "/3", "/4"} {
+		s.set(p, html())
+	}
+	c.Handler = nil
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Stats().Fetched; n != 4 {
+		t.Errorf("resumed Run fetched %d, want 4", n)
+	}
+}
+
+func TestBadSeeds(t *testing.T) {
+	c := fast(nil)
+	err := c.Run(context.Background(), "http://ok.test/", "ftp://x/", "::bad")
+	if err == nil || !strings.Contains(err.Error(), `"ftp://x/"`) || !strings.Contains(err.Error(), `"::bad"`) {
+		t.Fatalf("Run with bad seeds = %v", err)
+	}
+	if err := fast(nil).Run(context.Background()); !errors.Is(err, crawler.ErrNoSeeds) {
+		t.Fatalf("Run without seeds = %v, want ErrNoSeeds", err)
+	}
+}
+
+func TestHandlerErrorsAndPanics(t *testing.T) {
+	s := chainSite(t, 2)
+	var calls sync.Map
+	c := fast(crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		calls.Store(p.URL, true)
+		switch {
+		case strings.HasSuffix(p.URL, "/x"):
+			return errors.New("boom")
+		case strings.HasSuffix(p.URL, "/y"):
+			panic("bang")
+		}
+		return nil
+	}))
+	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindHandler] != 4 || st.Fetched != 7 {
+		t.Errorf("stats = %+v, want 4 handler errors and the crawl finished", st)
+	}
+}
+
+func TestFetchErrorsReachHandler(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+	s := newSite(t, map[string]response{"/": html(deadURL + "/gone")})
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	p := got.pages[deadURL+"/gone"]
+	var fe *crawler.FetchError
+	// The dead host's robots.txt is what fails first: the page is tried,
+	// not fetched, and the handler learns why.
+	if p == nil || !errors.As(p.Err, &fe) || !errors.Is(p.Err, politeness.ErrRobotsUnavailable) ||
+		crawler.ErrorKind(p.Err) != crawler.KindRefused || p.Status != 0 || p.Referrer != s.URL+"/" {
+		t.Fatalf("page of a dead host = %+v", p)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.Requests != 1 {
+		t.Errorf("stats = %+v, want one robots-unavailable error and only the live page requested", st)
+	}
+
+	c = fast(&collect{})
+	c.IgnoreRobots = true
+	if err := c.Run(context.Background(), deadURL+"/gone"); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindRefused] != 1 || st.Requests != 1 || st.Fetched != 0 {
+		t.Errorf("stats = %+v, want one refused fetch", st)
+	}
+}
+
+func TestPagesIterator(t *testing.T) {
+	noLeak(t)
+	s := chainSite(t, 30)
+	c := fast(nil)
+	var n int
+	for p, err := range c.Pages(context.Background(), s.URL+"/0") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status != 200 && p.URL != s.URL+"/30" {
+			t.Errorf("%s: status %d", p.URL, p.Status)
+		}
+		n++
+	}
+	if n != 91 { // 30 chain pages with 2 leaves each, and the 404 at the end
+		t.Errorf("iterated %d pages, want 91", n)
+	}
+
+	c = fast(nil)
+	n = 0
+	for range c.Pages(context.Background(), s.URL+"/0") {
+		n++
+		if n == 5 {
+			break
+		}
+	}
+	if st := c.Stats(); st.Fetched > 5+int64(c.Workers) || st.InFlight != 0 {
+		t.Errorf("after break: %+v", st)
+	}
+
+	c = fast(nil)
+	var last error
+	for _, err := range c.Pages(context.Background(), "gopher://x/") {
+		last = err
+	}
+	if last == nil {
+		t.Error("bad seed: no error yielded")
+	}
+}
+
+func TestRunWhileRunning(t *testing.T) {
+	s := newSite(t, map[string]response{"/": {delay: 300 * time.Millisecond}})
+	c := fast(nil)
+	errc := make(chan error)
+	go func() { errc <- c.Run(context.Background(), s.URL+"/") }()
+	for c.Stats().Requests == 0 {
+		runtime.Gosched()
+	}
+	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrRunning) {
+		t.Errorf("second Run = %v, want ErrRunning", err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,44 @@
+// Package crawler is an SDK for web crawlers: a crawl from a ten-line
+// program to a large one, correct, polite and fast by default.
+//
+//	c := &crawler.Crawler{
+//		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+//			fmt.Println(p.Status, p.URL, len(p.Links))
+//			return nil
+//		}),
+//		MaxPages: 100,
+//	}
+//	err := c.Run(ctx, "https://example.com/")
+//
+// # What a crawl does
+//
+// [Crawler.Run] starts from seed URLs. Each URL is canonicalized (package
+// canon), tested against the URL-seen set (package seen) and, if new,
+// pushed to the frontier (package frontier), which hands out URLs only
+// from hosts that politeness lets us contact now. A worker checks the
+// host's robots.txt (package politeness), fetches the URL with the
+// [Fetcher], extracts links from HTML, passes the [Page] to the [Handler],
+// and sends the links back; redirects are not followed inside the fetch
+// but scheduled as new URLs under their own host's politeness.
+//
+// One scheduler goroutine owns the frontier and the seen-set, so neither
+// needs locks; Workers goroutines do the parallel work. Run returns when
+// the frontier is empty, a budget (MaxPages, MaxBytes) is spent, or its
+// context is done, and every goroutine it started has exited by then.
+//
+// # Defaults
+//
+// The zero Crawler is polite: it obeys robots.txt (and its Crawl-delay,
+// capped at 30 s), waits a second between requests to one host with one
+// request at a time, sends [DefaultUserAgent], reads at most 10 MiB of a
+// body in at most 30 s, follows at most 10 redirects, and honours
+// rel="nofollow" and <meta name="robots" content="nofollow">. Each default
+// is a field to change. Every piece (Fetcher, Frontier, Seen, Canon,
+// Robots, Handler, Scope) can be replaced by your own.
+//
+// # Testing
+//
+// Package crawlertest serves a deterministic synthetic web of many virtual
+// hosts on loopback, with ground truth to assert against; the crawler's
+// own tests and benchmarks use it, and so can yours.
+package crawler

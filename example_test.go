@@ -1,0 +1,94 @@
+package crawler_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+
+	"crawler"
+)
+
+// A tiny site on loopback, crawled with a handler that records each page.
+func ExampleCrawler_Run() {
+	site := http.NewServeMux()
+	site.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><a href="/about">About</a> <a href="/blog/">Blog</a></html>`)
+	})
+	site.HandleFunc("/about", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><a href="/">Home</a></html>`)
+	})
+	site.HandleFunc("/blog/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><a href="../about#team">Team</a> <a href="/missing">?</a></html>`)
+	})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+
+	var mu sync.Mutex
+	var lines []string
+	c := &crawler.Crawler{
+		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, fmt.Sprintf("%d depth=%d links=%d %s", p.Status, p.Depth, len(p.Links), p.URL[len(srv.URL):]))
+			return nil
+		}),
+		Delay: -1, // our own server: no politeness delay
+	}
+	if err := c.Run(context.Background(), srv.URL+"/"); err != nil {
+		fmt.Println(err)
+	}
+	slices.Sort(lines) // workers run in parallel: sort for a stable output
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	fmt.Println("fetched:", c.Stats().Fetched)
+	// Output:
+	// 200 depth=0 links=2 /
+	// 200 depth=1 links=1 /about
+	// 200 depth=1 links=2 /blog/
+	// 404 depth=2 links=0 /missing
+	// fetched: 4
+}
+
+// Pages gives the crawl as a loop; breaking out of it stops the crawl.
+func ExampleCrawler_Pages() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<a href="/%d">next</a>`, len(r.URL.Path)) // an endless chain
+	}))
+	defer srv.Close()
+
+	c := &crawler.Crawler{Delay: -1}
+	n := 0
+	for p, err := range c.Pages(context.Background(), srv.URL+"/") {
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		if n++; n == 3 {
+			fmt.Println("third page:", p.URL[len(srv.URL):])
+			break
+		}
+	}
+	// Output: third page: /2
+}
+
+// Chain composes handlers into a pipeline; ErrSkip ends it quietly.
+func ExampleChain() {
+	onlyHTML := crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+		if p.Status != 200 {
+			return crawler.ErrSkip
+		}
+		return nil
+	})
+	print := crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+		fmt.Println(p.URL)
+		return nil
+	})
+	h := crawler.Chain(onlyHTML, print)
+	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/", Status: 200})
+	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/gone", Status: 404})
+	// Output: http://a.test/
+}

@@ -1,0 +1,202 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Defaults of the HTTP fetcher, each overridable by a field.
+const (
+	// DefaultUserAgent is sent when neither the Crawler nor the fetcher
+	// names another. Its product token, "crawler", is what robots.txt
+	// groups are matched against.
+	DefaultUserAgent = "crawler/0.1 (+https://pkg.go.dev/crawler)"
+	// DefaultMaxBodyBytes caps a response body; the rest is not read and
+	// the page is marked Truncated.
+	DefaultMaxBodyBytes = 10 << 20
+	// DefaultTimeout bounds one fetch, body included.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Request is one fetch the crawler asks of a [Fetcher].
+type Request struct {
+	URL       string // absolute URL to fetch (canonical)
+	UserAgent string // User-Agent header; "" means the fetcher's default
+	MaxBytes  int64  // body cap; 0 means the fetcher's default
+}
+
+// Response is the outcome of a fetch that reached the server. Redirects are
+// not followed: a 3xx response is returned as is, with its Location header.
+type Response struct {
+	URL       string        // the URL fetched
+	Status    int           // HTTP status code
+	Header    http.Header   // response header
+	Body      []byte        // body, decoded from gzip, at most the cap
+	Truncated bool          // the body was longer than the cap and was cut
+	Duration  time.Duration // from sending the request to the end of the body
+}
+
+// Fetcher fetches one URL. Implementations must be safe for concurrent use,
+// must not follow redirects, and must return promptly when ctx is done.
+// A non-nil error means no usable response (network error, timeout); HTTP
+// error statuses are responses, not errors.
+type Fetcher interface {
+	Fetch(ctx context.Context, req *Request) (*Response, error)
+}
+
+// FetchError is the error of a failed fetch: what was being done, to which
+// URL, and why.
+type FetchError struct {
+	Op  string // "fetch" or "read body"
+	URL string
+	Err error
+}
+
+func (e *FetchError) Error() string { return fmt.Sprintf("crawler: %s %s: %v", e.Op, e.URL, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// Timeout reports whether the fetch failed by running out of time.
+func (e *FetchError) Timeout() bool {
+	var t interface{ Timeout() bool }
+	return errors.Is(e.Err, context.DeadlineExceeded) || errors.As(e.Err, &t) && t.Timeout()
+}
+
+// HTTPFetcher is the default [Fetcher], over net/http. Its zero value is
+// ready to use with the defaults below. It is safe for concurrent use; set
+// its fields before the first Fetch and do not change them after.
+type HTTPFetcher struct {
+	// Client sends the requests. Nil means a client over [NewTransport].
+	// The fetcher uses a copy of it whose CheckRedirect stops at the first
+	// response, since redirects are the crawler's to schedule.
+	Client *http.Client
+	// UserAgent is sent when the Request names none. "" means
+	// DefaultUserAgent.
+	UserAgent string
+	// MaxBodyBytes caps bodies when the Request names no cap. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Timeout bounds one fetch, body included. 0 means DefaultTimeout.
+	Timeout time.Duration
+
+	once   sync.Once
+	client *http.Client
+}
+
+// NewTransport returns the transport the default fetcher uses: keep-alive,
+// HTTP/2 where offered, transparent gzip, connection pools sized for a crawl
+// of many hosts, bounded dial, TLS and header times, and no proxy (the
+// library reads no environment; set Proxy to http.ProxyFromEnvironment to
+// honour HTTP_PROXY and its kin).
+func NewTransport() *http.Transport {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           1024,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  20 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 256 << 10,
+	}
+}
+
+func (f *HTTPFetcher) init() {
+	var c http.Client
+	if f.Client != nil {
+		c = *f.Client
+	} else {
+		c.Transport = NewTransport()
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	f.client = &c
+}
+
+// Fetch sends a GET for req.URL and reads the body up to the cap.
+func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
+	f.once.Do(f.init)
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
+	if err != nil {
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
+	}
+	ua := req.UserAgent
+	if ua == "" {
+		ua = f.UserAgent
+	}
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	hreq.Header.Set("User-Agent", ua)
+	hreq.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+
+	start := time.Now()
+	hresp, err := f.client.Do(hreq)
+	if err != nil {
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: unwrapURLError(err)}
+	}
+	defer hresp.Body.Close()
+
+	limit := req.MaxBytes
+	if limit <= 0 {
+		limit = f.MaxBodyBytes
+	}
+	if limit <= 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	body, truncated, err := readBody(hresp.Body, hresp.ContentLength, limit)
+	if err != nil {
+		return nil, &FetchError{Op: "read body", URL: req.URL, Err: err}
+	}
+	return &Response{
+		URL:       req.URL,
+		Status:    hresp.StatusCode,
+		Header:    hresp.Header,
+		Body:      body,
+		Truncated: truncated,
+		Duration:  time.Since(start),
+	}, nil
+}
+
+// readBody reads at most limit bytes of r and reports whether more were
+// there. size is the announced length (-1 if unknown), used only as a hint.
+func readBody(r io.Reader, size, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(min(size, limit) + bytes.MinRead))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if n > limit {
+		return buf.Bytes()[:limit], true, nil
+	}
+	return buf.Bytes(), false, nil
+}
+
+// unwrapURLError drops the *url.Error layer that net/http adds, since
+// FetchError already says what and where.
+func unwrapURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err
+	}
+	return err
+}

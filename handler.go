@@ -1,0 +1,117 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"time"
+)
+
+// Page is one URL the crawler fetched or tried to fetch, as its Handler
+// sees it.
+type Page struct {
+	URL      string // canonical URL requested
+	Depth    int    // link distance from a seed (seeds: 0; a redirect keeps its source's depth)
+	Referrer string // canonical URL of the page that linked here ("" for seeds)
+
+	// Err is why the fetch failed (Status is then 0), or a problem with a
+	// redirect (ErrTooManyRedirects, ErrBadRedirect).
+	Err         error
+	Status      int         // HTTP status code
+	Header      http.Header // response header
+	ContentType string      // Content-Type header as sent
+	Body        []byte      // body, at most the fetcher's cap
+	Truncated   bool        // the body was cut at the cap
+
+	// Redirect is the canonical target of a 3xx response ("" otherwise).
+	// The crawler schedules it as a new URL at the same depth.
+	Redirect string
+	// Links are the canonical out-links of an HTML page that the crawler
+	// will follow (scope permitting): <a href> and <area href>, resolved
+	// against <base href>, without rel="nofollow" ones, each once. A
+	// Handler may remove links to keep the crawl from following them; a
+	// link it adds must be canonical (see canon.Canonicalizer).
+	Links []string
+	// Canonical is the page's <link rel="canonical"> target, resolved.
+	Canonical string
+	// NoFollow and NoIndex report the page's <meta name="robots">. A
+	// NoFollow page's links are not followed.
+	NoFollow, NoIndex bool
+
+	FetchedAt time.Time     // when the request was sent
+	Duration  time.Duration // from request to end of body
+}
+
+// Handler processes pages. Handle is called on the crawler's worker
+// goroutines, so it must be safe for concurrent use; while it runs, its
+// worker waits, which slows the crawl to the handler's pace. An error is
+// counted and logged, never fatal; a panic is recovered and counted the
+// same way.
+type Handler interface {
+	Handle(ctx context.Context, p *Page) error
+}
+
+// HandlerFunc adapts a function to a Handler.
+type HandlerFunc func(ctx context.Context, p *Page) error
+
+// Handle calls f(ctx, p).
+func (f HandlerFunc) Handle(ctx context.Context, p *Page) error { return f(ctx, p) }
+
+// ErrSkip, returned by a handler in a [Chain], stops the chain for this
+// page without counting an error: a filter's way of saying "not this one".
+var ErrSkip = errors.New("crawler: skip page")
+
+// Chain returns a Handler that runs hs in order, stopping at the first
+// error (which ErrSkip makes silent).
+func Chain(hs ...Handler) Handler {
+	return HandlerFunc(func(ctx context.Context, p *Page) error {
+		for _, h := range hs {
+			if err := h.Handle(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Pages runs the crawl like Run and yields each page as the Handler would
+// see it, with its Err, after the crawler's own Handler (if any) has run.
+// The crawl moves at the pace of the loop: a page is yielded on its
+// worker's goroutine turn, so a slow loop body slows the crawl. Breaking
+// out of the loop stops the crawl. If the crawl itself fails (a bad seed,
+// ctx done), the last pair yielded is (nil, err). The sequence is
+// single-use.
+func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, error] {
+	return func(yield func(*Page, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		pages := make(chan *Page)
+		done := make(chan error, 1)
+		send := HandlerFunc(func(ctx context.Context, p *Page) error {
+			var err error
+			if c.Handler != nil {
+				err = c.Handler.Handle(ctx, p)
+			}
+			select {
+			case pages <- p:
+			case <-ctx.Done():
+			}
+			return err
+		})
+		go func() {
+			done <- c.run(ctx, send, seeds)
+			close(pages)
+		}()
+		stopped := false
+		for p := range pages {
+			if !stopped && !yield(p, p.Err) {
+				stopped = true
+				cancel()
+			}
+		}
+		if err := <-done; err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}

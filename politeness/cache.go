@@ -1,0 +1,205 @@
+package politeness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrRobotsUnavailable is wrapped by the error [RobotsCache.Get] returns when a
+// host's robots.txt could not be had: a 5xx or 429 status, another unexpected
+// status, or a network error. Test for it with errors.Is.
+var ErrRobotsUnavailable = errors.New("politeness: robots.txt unavailable")
+
+// Defaults of the [RobotsCache] fields.
+const (
+	DefaultRobotsTTL = 24 * time.Hour  // RobotsCache.TTL when 0
+	DefaultErrorTTL  = 1 * time.Minute // RobotsCache.ErrorTTL when 0
+)
+
+// FetchFunc fetches one robots.txt URL and returns the final status and body.
+// It follows redirects itself (up to 5; after that it returns the last 3xx
+// status) and may stop reading the body after [MaxRobotsSize] bytes. err is
+// for failures without a usable response (network errors, ctx cancelled).
+// A FetchFunc must be safe for concurrent use.
+type FetchFunc func(ctx context.Context, robotsURL string) (status int, body []byte, err error)
+
+// RobotsCache fetches, parses and caches robots.txt per origin (scheme, host
+// and port). The zero value with Fetch set is ready to use. The fields must
+// not change after the first Get, and a RobotsCache must not be copied after
+// first use.
+//
+// A RobotsCache is safe for concurrent use by multiple goroutines. It fetches
+// one origin's robots.txt at most once at a time: concurrent Gets for an origin
+// being fetched wait for that fetch. It keeps one entry per origin it was asked
+// about (the parsed rules, a few KiB for a typical robots.txt), for the life of
+// the cache; an expired entry is replaced on the next Get for its origin. It
+// starts no goroutines.
+type RobotsCache struct {
+	// Fetch fetches a robots.txt URL. Required.
+	Fetch FetchFunc
+	// TTL is how long a fetched robots.txt (2xx, or 3xx/4xx meaning allow
+	// all) is kept. If 0, DefaultRobotsTTL (24h) is used.
+	TTL time.Duration
+	// ErrorTTL is how long an unavailable result (5xx, 429, network error) is
+	// kept. If 0, DefaultErrorTTL (1 minute) is used.
+	ErrorTTL time.Duration
+	// Now is the clock. If nil, time.Now is used.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]*cacheEntry // by origin key
+}
+
+// cacheEntry is one origin's robots.txt, or a fetch of it in flight. Its
+// result fields are written before ready is closed and read only after.
+type cacheEntry struct {
+	ready   chan struct{} // closed when the fetch ended
+	ok      bool          // a result is here (false: the fetch was abandoned)
+	robots  *Robots
+	err     error
+	expires time.Time
+}
+
+// Get returns the robots.txt rules for origin ("http://host[:port]" or
+// "https://host[:port]"; a trailing "/" and a default port are accepted),
+// fetching origin + "/robots.txt" when it is not cached or has expired.
+// fetched reports whether this call invoked Fetch, so that the caller can count
+// the request against the host's politeness.
+//
+// The result by status (RFC 9309 section 2.3.1, with 5xx handled strictly):
+//   - 2xx: the parsed body, even when empty or not a robots.txt; kept for TTL.
+//   - 3xx (more than 5 redirects) and 4xx other than 429: [AllowAll]; kept for TTL.
+//   - 429, 5xx, any other status and network errors: [DisallowAll] and an
+//     error wrapping [ErrRobotsUnavailable]; kept for ErrorTTL.
+//
+// When ctx is done while this call fetches, nothing is cached; while it waits
+// for another call's fetch, it returns promptly. Either way it returns
+// context.Cause(ctx). An invalid origin is an error of its own. r is never nil:
+// it is DisallowAll whenever err is not nil.
+func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetched bool, err error) {
+	key, err := originKey(origin)
+	if err != nil {
+		return disallowAll, false, err
+	}
+	for {
+		now := c.now()
+		c.mu.Lock()
+		e := c.entries[key]
+		if e != nil {
+			select {
+			case <-e.ready:
+				if now.Before(e.expires) {
+					c.mu.Unlock()
+					return e.robots, false, e.err
+				}
+				e = nil // expired: replace it below
+			default:
+			}
+		}
+		if e != nil { // a fetch is in flight: wait for it
+			c.mu.Unlock()
+			select {
+			case <-e.ready:
+				if e.ok {
+					return e.robots, false, e.err
+				}
+				continue // abandoned: try again, perhaps fetching ourselves
+			case <-ctx.Done():
+				return disallowAll, false, context.Cause(ctx)
+			}
+		}
+		e = &cacheEntry{ready: make(chan struct{})}
+		if c.entries == nil {
+			c.entries = make(map[string]*cacheEntry)
+		}
+		c.entries[key] = e
+		c.mu.Unlock()
+		return c.fetch(ctx, key, e)
+	}
+}
+
+// fetch runs Fetch for e, which Get has just put in the cache, and publishes
+// its result, or removes e when ctx ended the fetch or Fetch panicked.
+func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Robots, bool, error) {
+	published := false
+	defer func() {
+		if !published { // Fetch panicked, or ctx ended: forget e
+			c.mu.Lock()
+			if c.entries[key] == e {
+				delete(c.entries, key)
+			}
+			c.mu.Unlock()
+			close(e.ready)
+		}
+	}()
+	robotsURL := key + "/robots.txt"
+	status, body, err := c.Fetch(ctx, robotsURL)
+	if err != nil && ctx.Err() != nil {
+		return disallowAll, true, context.Cause(ctx)
+	}
+	ttl := c.TTL
+	if ttl == 0 {
+		ttl = DefaultRobotsTTL
+	}
+	switch {
+	case err != nil:
+		e.robots, e.err = disallowAll, fmt.Errorf("%w: %s: %w", ErrRobotsUnavailable, robotsURL, err)
+	case 200 <= status && status < 300:
+		e.robots = ParseRobots(body)
+	case 300 <= status && status < 500 && status != 429:
+		e.robots = allowAll
+	default:
+		e.robots, e.err = disallowAll, fmt.Errorf("%w: %s: status %d", ErrRobotsUnavailable, robotsURL, status)
+	}
+	if e.err != nil {
+		ttl = c.ErrorTTL
+		if ttl == 0 {
+			ttl = DefaultErrorTTL
+		}
+	}
+	e.ok = true
+	e.expires = c.now().Add(ttl)
+	published = true
+	close(e.ready)
+	return e.robots, true, e.err
+}
+
+// Len returns the number of origins in the cache, including fetches in flight
+// and expired entries not yet replaced. It is O(1).
+func (c *RobotsCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func (c *RobotsCache) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// originKey returns the origin as "scheme://host[:port]", lowercased and
+// without a default port.
+func originKey(origin string) (string, error) {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return "", fmt.Errorf("politeness: invalid origin %q: %w", origin, err)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("politeness: invalid origin %q: want http(s)://host[:port]", origin)
+	}
+	host := strings.ToLower(u.Host)
+	if port := u.Port(); scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		host = strings.TrimSuffix(host, ":"+port)
+	}
+	host = strings.TrimSuffix(host, ":") // empty port
+	return scheme + "://" + host, nil
+}

@@ -1,0 +1,447 @@
+package politeness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// httpFetch is a FetchFunc over net/http: it follows up to 5 redirects and
+// reads at most MaxRobotsSize bytes of the body.
+func httpFetch(client *http.Client) FetchFunc {
+	c := *client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 5 {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	return func(ctx context.Context, robotsURL string) (int, []byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, robotsURL, nil)
+		if err != nil {
+			return 0, nil, err
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, MaxRobotsSize))
+		return resp.StatusCode, body, err
+	}
+}
+
+// robotsServer serves handler at /robots.txt (and whatever else handler does)
+// and counts the requests for /robots.txt.
+type robotsServer struct {
+	*httptest.Server
+	requests atomic.Int64
+}
+
+func newRobotsServer(t *testing.T, handler http.HandlerFunc) *robotsServer {
+	t.Helper()
+	s := &robotsServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			s.requests.Add(1)
+		}
+		handler(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func serve(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+const disallowPrivate = "User-agent: *\nDisallow: /private/\n"
+
+func TestRobotsCacheStatus(t *testing.T) {
+	redirectTo := func(path string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/real.txt" {
+				io.WriteString(w, disallowPrivate)
+				return
+			}
+			http.Redirect(w, r, path, http.StatusMovedPermanently)
+		}
+	}
+	hops := func(n int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var i int
+			fmt.Sscanf(r.URL.Query().Get("i"), "%d", &i)
+			if i == n {
+				io.WriteString(w, disallowPrivate)
+				return
+			}
+			http.Redirect(w, r, fmt.Sprintf("/robots.txt?i=%d", i+1), http.StatusFound)
+		}
+	}
+	tests := []struct {
+		name        string
+		handler     http.HandlerFunc
+		private     bool // want Allowed("/private/x")
+		public      bool // want Allowed("/public")
+		unavailable bool // want an error wrapping ErrRobotsUnavailable
+	}{
+		{"200", serve(200, disallowPrivate), false, true, false},
+		{"200 empty", serve(200, ""), true, true, false},
+		{"200 html", serve(200, "<!doctype html><title>hi</title><p>Disallow: /</p>"), true, true, false},
+		{"204", serve(204, ""), true, true, false},
+		{"404", serve(404, "User-agent: *\nDisallow: /\n"), true, true, false},
+		{"401", serve(401, ""), true, true, false},
+		{"403", serve(403, ""), true, true, false},
+		{"410", serve(410, ""), true, true, false},
+		{"429", serve(429, ""), false, false, true},
+		{"500", serve(500, "User-agent: *\nAllow: /\n"), false, false, true},
+		{"503", serve(503, ""), false, false, true},
+		{"redirect", redirectTo("/real.txt"), false, true, false},
+		{"5 redirects", hops(5), false, true, false},
+		{"6 redirects is unavailable", hops(6), true, true, false},
+		{"redirect loop", redirectTo("/robots.txt"), true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRobotsServer(t, tt.handler)
+			c := &RobotsCache{Fetch: httpFetch(srv.Client())}
+			r, fetched, err := c.Get(context.Background(), srv.URL)
+			if !fetched {
+				t.Error("fetched = false on first Get")
+			}
+			if got := errors.Is(err, ErrRobotsUnavailable); got != tt.unavailable {
+				t.Errorf("err = %v, want unavailable %v", err, tt.unavailable)
+			}
+			if got := r.Allowed(ua, "/private/x"); got != tt.private {
+				t.Errorf("Allowed(/private/x) = %v, want %v", got, tt.private)
+			}
+			if got := r.Allowed(ua, "/public"); got != tt.public {
+				t.Errorf("Allowed(/public) = %v, want %v", got, tt.public)
+			}
+			// Cached: no second request, same answer.
+			r2, fetched, err2 := c.Get(context.Background(), srv.URL+"/")
+			if fetched || r2 != r || errors.Is(err2, ErrRobotsUnavailable) != tt.unavailable {
+				t.Errorf("second Get = %p, %v, %v; want %p, false, %v", r2, fetched, err2, r, err)
+			}
+			if n := srv.requests.Load(); n < 1 {
+				t.Errorf("server saw %d requests", n)
+			}
+		})
+	}
+}
+
+func TestRobotsCacheNetworkError(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	origin := srv.URL
+	srv.Close() // connection refused from now on
+	c := &RobotsCache{Fetch: httpFetch(http.DefaultClient)}
+	r, fetched, err := c.Get(context.Background(), origin)
+	if !fetched || !errors.Is(err, ErrRobotsUnavailable) || r != DisallowAll() {
+		t.Fatalf("Get = %p, %v, %v; want DisallowAll, true, ErrRobotsUnavailable", r, fetched, err)
+	}
+	if !strings.Contains(err.Error(), origin+"/robots.txt") {
+		t.Errorf("error %q does not name the robots.txt URL", err)
+	}
+	if r.Allowed(ua, "/") {
+		t.Error("Allowed(/) after a network error")
+	}
+}
+
+// fakeClock is a settable clock safe for concurrent use.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestRobotsCacheTTL(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		ttl      time.Duration // RobotsCache.TTL
+		errorTTL time.Duration // RobotsCache.ErrorTTL
+		keep     time.Duration // how long the result should be kept
+	}{
+		{"default TTL", 200, 0, 0, DefaultRobotsTTL},
+		{"TTL", 200, time.Hour, 0, time.Hour},
+		{"default TTL for 404", 404, 0, 0, DefaultRobotsTTL},
+		{"default error TTL", 503, 0, 0, DefaultErrorTTL},
+		{"error TTL", 500, time.Hour, 10 * time.Second, 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRobotsServer(t, serve(tt.status, disallowPrivate))
+			clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+			c := &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: tt.ttl, ErrorTTL: tt.errorTTL, Now: clock.Now}
+			steps := []struct {
+				advance time.Duration
+				fetched bool
+			}{
+				{0, true},
+				{tt.keep - time.Nanosecond, false},
+				{time.Nanosecond, true}, // expired exactly at keep
+				{tt.keep / 2, false},
+				{tt.keep, true},
+			}
+			for i, s := range steps {
+				clock.Advance(s.advance)
+				_, fetched, _ := c.Get(context.Background(), srv.URL)
+				if fetched != s.fetched {
+					t.Errorf("step %d: fetched = %v, want %v", i, fetched, s.fetched)
+				}
+			}
+			if n := srv.requests.Load(); n != 3 {
+				t.Errorf("server saw %d requests, want 3", n)
+			}
+			if n := c.Len(); n != 1 {
+				t.Errorf("Len = %d, want 1 (expired entries replaced)", n)
+			}
+		})
+	}
+}
+
+func TestRobotsCacheConcurrentGets(t *testing.T) {
+	const n = 50
+	gate := make(chan struct{})
+	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		<-gate
+		io.WriteString(w, disallowPrivate)
+	})
+	c := &RobotsCache{Fetch: httpFetch(srv.Client())}
+	var (
+		wg      sync.WaitGroup
+		started sync.WaitGroup
+		fetches atomic.Int64
+		results [n]*Robots
+	)
+	started.Add(n)
+	for i := range n {
+		wg.Go(func() {
+			started.Done()
+			r, fetched, err := c.Get(context.Background(), srv.URL)
+			if err != nil {
+				t.Errorf("Get: %v", err)
+			}
+			if fetched {
+				fetches.Add(1)
+			}
+			results[i] = r
+		})
+	}
+	started.Wait()
+	close(gate)
+	wg.Wait()
+	if got := srv.requests.Load(); got != 1 {
+		t.Errorf("server saw %d requests, want 1", got)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("%d Gets reported fetched, want 1", got)
+	}
+	for i, r := range results {
+		if r != results[0] {
+			t.Fatalf("Get %d returned a different *Robots", i)
+		}
+	}
+	if results[0].Allowed(ua, "/private/x") {
+		t.Error("rules not applied")
+	}
+}
+
+func TestRobotsCacheCancelWaiter(t *testing.T) {
+	arrived := make(chan struct{})
+	release := make(chan struct{})
+	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		io.WriteString(w, disallowPrivate)
+	})
+	c := &RobotsCache{Fetch: httpFetch(srv.Client())}
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := c.Get(context.Background(), srv.URL)
+		first <- err
+	}()
+	<-arrived // the first Get is fetching
+
+	cause := errors.New("shutting down")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	waiter := make(chan error, 1)
+	go func() {
+		r, fetched, err := c.Get(ctx, srv.URL)
+		if fetched || r != DisallowAll() {
+			t.Errorf("cancelled waiter got %p, fetched %v", r, fetched)
+		}
+		waiter <- err
+	}()
+	cancel(cause)
+	select {
+	case err := <-waiter:
+		if !errors.Is(err, cause) {
+			t.Errorf("waiter err = %v, want %v", err, cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelled waiter did not return")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("first Get: %v", err)
+	}
+	if _, fetched, _ := c.Get(context.Background(), srv.URL); fetched {
+		t.Error("fetched again after the first fetch finished")
+	}
+}
+
+func TestRobotsCacheCancelFetcher(t *testing.T) {
+	// The Get that fetches is cancelled: nothing is cached, a waiter takes
+	// over and fetches itself.
+	var calls atomic.Int64
+	started := make(chan struct{})
+	fetch := func(ctx context.Context, robotsURL string) (int, []byte, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-ctx.Done()
+			return 0, nil, ctx.Err()
+		}
+		return 200, []byte(disallowPrivate), nil
+	}
+	c := &RobotsCache{Fetch: fetch}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, fetched, err := c.Get(ctx, "http://a.test")
+		if !fetched {
+			t.Error("cancelled fetcher: fetched = false")
+		}
+		first <- err
+	}()
+	<-started
+	second := make(chan bool, 1)
+	go func() {
+		r, fetched, err := c.Get(context.Background(), "http://a.test")
+		if err != nil || r.Allowed(ua, "/private/") {
+			t.Errorf("waiter: %v, %v", r, err)
+		}
+		second <- fetched
+	}()
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled fetcher err = %v", err)
+	}
+	if !<-second {
+		t.Error("the waiter did not fetch after the first fetch was abandoned")
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("Fetch called %d times, want 2", n)
+	}
+}
+
+func TestRobotsCacheFetchPanics(t *testing.T) {
+	var calls atomic.Int64
+	c := &RobotsCache{Fetch: func(context.Context, string) (int, []byte, error) {
+		if calls.Add(1) == 1 {
+			panic("boom")
+		}
+		return 404, nil, nil
+	}}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("panic not propagated")
+			}
+		}()
+		c.Get(context.Background(), "http://a.test")
+	}()
+	if n := c.Len(); n != 0 {
+		t.Errorf("Len = %d after a panicking Fetch, want 0", n)
+	}
+	if r, fetched, err := c.Get(context.Background(), "http://a.test"); r != AllowAll() || !fetched || err != nil {
+		t.Errorf("Get after panic = %p, %v, %v", r, fetched, err)
+	}
+}
+
+func TestRobotsCachePerOrigin(t *testing.T) {
+	a := newRobotsServer(t, serve(200, "User-agent: *\nDisallow: /a\n"))
+	b := newRobotsServer(t, serve(200, "User-agent: *\nDisallow: /b\n"))
+	c := &RobotsCache{Fetch: httpFetch(a.Client())}
+	for range 3 {
+		for _, tt := range []struct {
+			srv            *robotsServer
+			origin         string
+			allowA, allowB bool
+		}{
+			{a, a.URL, false, true},
+			{b, b.URL, true, false},
+			{a, strings.ToUpper(a.URL) + "/", false, true},
+		} {
+			r, _, err := c.Get(context.Background(), tt.origin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Allowed(ua, "/a") != tt.allowA || r.Allowed(ua, "/b") != tt.allowB {
+				t.Errorf("%s: wrong rules", tt.origin)
+			}
+		}
+	}
+	if na, nb := a.requests.Load(), b.requests.Load(); na != 1 || nb != 1 {
+		t.Errorf("requests = %d, %d; want 1, 1", na, nb)
+	}
+	if n := c.Len(); n != 2 {
+		t.Errorf("Len = %d, want 2", n)
+	}
+}
+
+func TestOriginKey(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://example.com", "http://example.com"},
+		{"https://Example.COM/", "https://example.com"},
+		{"HTTP://example.com:80", "http://example.com"},
+		{"https://example.com:443", "https://example.com"},
+		{"http://example.com:443", "http://example.com:443"},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"http://[::1]:80", "http://[::1]"},
+		{"http://example.com:", "http://example.com"},
+		{"ftp://example.com", ""},
+		{"example.com", ""},
+		{"http://", ""},
+		{"http://example.com/a", ""},
+		{"http://example.com/?q", ""},
+		{"http://example.com#f", ""},
+		{"http://u:p@example.com", ""},
+		{"http://[::1", ""},
+	} {
+		got, err := originKey(tt.in)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("originKey(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	c := &RobotsCache{Fetch: func(context.Context, string) (int, []byte, error) {
+		t.Error("Fetch called for an invalid origin")
+		return 0, nil, nil
+	}}
+	r, fetched, err := c.Get(context.Background(), "ftp://x")
+	if err == nil || errors.Is(err, ErrRobotsUnavailable) || fetched || r != DisallowAll() {
+		t.Errorf("Get(invalid) = %p, %v, %v", r, fetched, err)
+	}
+}

@@ -1,0 +1,73 @@
+package crawler
+
+import (
+	"net"
+	"strings"
+)
+
+// Scope says which discovered URLs a crawl follows. Its zero value follows
+// every http(s) link at any depth. Seeds are always fetched. Checks run on
+// worker goroutines, so Allow must be safe for concurrent use.
+type Scope struct {
+	// SameHost keeps the crawl on the hosts (host[:port]) of its seeds.
+	SameHost bool
+	// Domains, if not empty, keeps the crawl on these domains and their
+	// subdomains ("example.com" allows "www.example.com").
+	Domains []string
+	// MaxDepth is the deepest link distance from a seed that is fetched;
+	// seeds have depth 0 and a redirect keeps its source's depth. 0 means
+	// no limit; a negative value fetches the seeds only.
+	MaxDepth int
+	// Allow, if not nil, is asked last about each URL (canonical) and the
+	// depth it would be fetched at; false drops it.
+	Allow func(url string, depth int) bool
+}
+
+// scopeCheck is a Scope prepared for one Run.
+type scopeCheck struct {
+	Scope
+	seedHosts map[string]bool
+	domains   []string
+}
+
+func newScopeCheck(s Scope, seeds []string, host func(string) string) *scopeCheck {
+	sc := &scopeCheck{Scope: s, seedHosts: map[string]bool{}}
+	for _, u := range seeds {
+		sc.seedHosts[host(u)] = true
+	}
+	for _, d := range s.Domains {
+		d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+		if d != "" {
+			sc.domains = append(sc.domains, d)
+		}
+	}
+	return sc
+}
+
+// allows reports whether the URL u, on host (host[:port]), is followed when
+// found at depth.
+func (s *scopeCheck) allows(u, host string, depth int) bool {
+	if s.MaxDepth < 0 && depth > 0 || s.MaxDepth > 0 && depth > s.MaxDepth {
+		return false
+	}
+	if s.SameHost && !s.seedHosts[host] {
+		return false
+	}
+	if len(s.domains) > 0 && !inDomains(host, s.domains) {
+		return false
+	}
+	return s.Allow == nil || s.Allow(u, depth)
+}
+
+func inDomains(hostport string, domains []string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,204 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Error kinds under which [Stats] counts failures, as returned by
+// [ErrorKind].
+const (
+	KindTimeout           = "timeout"            // a fetch ran out of time
+	KindDNS               = "dns"                // the host name did not resolve
+	KindRefused           = "refused"            // the connection was refused
+	KindReset             = "reset"              // the connection was reset or closed early
+	KindTLS               = "tls"                // the TLS handshake or certificate failed
+	KindCanceled          = "canceled"           // the crawl was cancelled during the fetch
+	KindTooManyRedirects  = "too-many-redirects" // a redirect chain went past MaxRedirects
+	KindBadRedirect       = "bad-redirect"       // a redirect without a usable Location
+	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host skipped for now
+	KindHandler           = "handler"            // a Handler returned an error or panicked
+	KindOther             = "other"              // anything else
+)
+
+var errorKinds = [...]string{KindTimeout, KindDNS, KindRefused, KindReset, KindTLS, KindCanceled,
+	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHandler, KindOther}
+
+// ErrorKind classifies a fetch error into one of the Kind constants.
+func ErrorKind(err error) string {
+	var dnsErr *net.DNSError
+	var recErr interface{ Timeout() bool }
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrTooManyRedirects):
+		return KindTooManyRedirects
+	case errors.Is(err, ErrBadRedirect):
+		return KindBadRedirect
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.As(err, &dnsErr):
+		return KindDNS
+	case errors.As(err, &recErr) && recErr.Timeout():
+		return KindTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return KindRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
+		return KindReset
+	case strings.Contains(err.Error(), "tls:"), strings.Contains(err.Error(), "x509:"):
+		return KindTLS
+	}
+	return KindOther
+}
+
+// Stats is a snapshot of a crawl's counters, from [Crawler.Stats].
+type Stats struct {
+	Requests      int64            // page requests sent (robots.txt not included); MaxPages bounds this
+	Fetched       int64            // responses received, any status
+	Bytes         int64            // body bytes received
+	Status        map[int]int64    // responses by status code
+	Errors        map[string]int64 // failures by kind (see ErrorKind); handler errors under "handler"
+	Redirects     int64            // 3xx responses whose target was scheduled or found already seen
+	Truncated     int64            // bodies cut at the size cap
+	RobotsFetched int64            // robots.txt requests
+	RobotsBlocked int64            // URLs not fetched because robots.txt disallows them
+	Duplicates    int64            // links to URLs already seen
+	OutOfScope    int64            // links dropped by Scope (hosts, depth, predicate)
+	BadLinks      int64            // links that were not valid http(s) URLs
+	Seen          int              // URLs in the seen-set
+	Frontier      int              // URLs waiting in the frontier
+	InFlight      int              // URLs being processed by workers
+	Hosts         int              // distinct hosts met
+	Elapsed       time.Duration    // time since Run started (to its end, once it returned)
+	PagesPerSec   float64          // Fetched / Elapsed
+}
+
+// String formats the headline numbers on one line.
+func (s Stats) String() string {
+	var errs int64
+	for _, n := range s.Errors {
+		errs += n
+	}
+	return fmt.Sprintf("fetched %d (%.0f/s), %s, frontier %d, seen %d, hosts %d, robots-blocked %d, errors %d, elapsed %s",
+		s.Fetched, s.PagesPerSec, byteSize(s.Bytes), s.Frontier, s.Seen, s.Hosts, s.RobotsBlocked, errs,
+		s.Elapsed.Round(time.Millisecond))
+}
+
+// ErrorSummary formats Errors as "kind=n" pairs in a fixed order.
+func (s Stats) ErrorSummary() string {
+	kinds := make([]string, 0, len(s.Errors))
+	for k := range s.Errors {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var b strings.Builder
+	for i, k := range kinds {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%d", k, s.Errors[k])
+	}
+	return b.String()
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// counters are the live counters of one Run, written by workers and the
+// scheduler and read by Stats at any time.
+type counters struct {
+	start         time.Time
+	end           atomic.Int64 // UnixNano when Run returned, 0 while running
+	requests      atomic.Int64
+	fetched       atomic.Int64
+	bytes         atomic.Int64
+	status        [600]atomic.Int64
+	errors        [len(errorKinds)]atomic.Int64 // indexed like errorKinds
+	redirects     atomic.Int64
+	truncated     atomic.Int64
+	robotsFetched atomic.Int64
+	robotsBlocked atomic.Int64
+	duplicates    atomic.Int64
+	outOfScope    atomic.Int64
+	badLinks      atomic.Int64
+	seen          atomic.Int64
+	frontier      atomic.Int64
+	inflight      atomic.Int64
+	hosts         atomic.Int64
+}
+
+func (c *counters) addError(kind string) {
+	for i, k := range errorKinds {
+		if k == kind {
+			c.errors[i].Add(1)
+			return
+		}
+	}
+	c.errors[len(errorKinds)-1].Add(1)
+}
+
+func (c *counters) addStatus(code int) {
+	if code >= 0 && code < len(c.status) {
+		c.status[code].Add(1)
+	}
+}
+
+func (c *counters) snapshot() Stats {
+	s := Stats{
+		Requests:      c.requests.Load(),
+		Fetched:       c.fetched.Load(),
+		Bytes:         c.bytes.Load(),
+		Status:        map[int]int64{},
+		Errors:        map[string]int64{},
+		Redirects:     c.redirects.Load(),
+		Truncated:     c.truncated.Load(),
+		RobotsFetched: c.robotsFetched.Load(),
+		RobotsBlocked: c.robotsBlocked.Load(),
+		Duplicates:    c.duplicates.Load(),
+		OutOfScope:    c.outOfScope.Load(),
+		BadLinks:      c.badLinks.Load(),
+		Seen:          int(c.seen.Load()),
+		Frontier:      int(c.frontier.Load()),
+		InFlight:      int(c.inflight.Load()),
+		Hosts:         int(c.hosts.Load()),
+	}
+	for code := range c.status {
+		if n := c.status[code].Load(); n > 0 {
+			s.Status[code] = n
+		}
+	}
+	for i, k := range errorKinds {
+		if n := c.errors[i].Load(); n > 0 {
+			s.Errors[k] = n
+		}
+	}
+	end := time.Now()
+	if e := c.end.Load(); e != 0 {
+		end = time.Unix(0, e)
+	}
+	s.Elapsed = end.Sub(c.start)
+	if secs := s.Elapsed.Seconds(); secs > 0 {
+		s.PagesPerSec = float64(s.Fetched) / secs
+	}
+	return s
+}
