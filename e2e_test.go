@@ -1,0 +1,164 @@
+package crawler_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"crawler"
+	"crawler/crawlertest"
+)
+
+// crawlWeb crawls a crawlertest web with a fast crawler and returns the
+// crawler and the pages its handler saw.
+func crawlWeb(t *testing.T, w *crawlertest.Web, configure func(*crawler.Crawler)) (*crawler.Crawler, *collect) {
+	t.Helper()
+	got := new(collect)
+	c := &crawler.Crawler{
+		Handler: got,
+		Fetcher: &crawler.HTTPFetcher{Client: w.Client()},
+		Delay:   -1,
+		Workers: 32,
+	}
+	if configure != nil {
+		configure(c)
+	}
+	if err := c.Run(context.Background(), w.Seeds()...); err != nil {
+		t.Fatal(err)
+	}
+	return c, got
+}
+
+// TestCrawlSyntheticWeb is the core acceptance test: on a web of 200 hosts,
+// every reachable page is fetched exactly once, no disallowed page is
+// fetched, and each host's robots.txt is fetched once.
+func TestCrawlSyntheticWeb(t *testing.T) {
+	noLeak(t)
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 200, PagesPerHost: 6, PageBytes: 2048, MaxChain: crawler.DefaultMaxRedirects})
+	defer w.Close()
+	c, got := crawlWeb(t, w, nil)
+
+	want := w.Depths(w.Seeds()...)
+	counts := w.RequestCounts()
+	if len(want) < 3000 {
+		t.Fatalf("ground truth has only %d URLs: the web is too small to mean much", len(want))
+	}
+	for u := range want {
+		if counts[u] != 1 {
+			t.Errorf("%s requested %d times, want 1", u, counts[u])
+		}
+	}
+	for u, n := range counts {
+		if _, ok := want[u]; !ok {
+			t.Errorf("%s requested %d times, but a compliant crawler never requests it", u, n)
+		}
+	}
+	for _, u := range w.Disallowed(w.Seeds()...) {
+		if counts[u] != 0 {
+			t.Errorf("disallowed %s was requested", u)
+		}
+	}
+	for _, h := range w.Hosts() {
+		if n := w.RobotsRequests(h); n != 1 {
+			t.Errorf("robots.txt of %s requested %d times, want 1", h, n)
+		}
+	}
+	st := c.Stats()
+	if st.Requests != int64(len(want)) || st.Fetched != st.Requests || len(got.pages) != len(want) {
+		t.Errorf("stats %+v, %d pages handled; want %d", st, len(got.pages), len(want))
+	}
+	if st.RobotsBlocked == 0 || st.Duplicates == 0 || st.Redirects == 0 || st.Hosts != 200 {
+		t.Errorf("stats %+v: the web has disallowed links, duplicates, redirects and 200 hosts", st)
+	}
+	for u, p := range got.pages {
+		if p.Depth < want[u] {
+			t.Errorf("%s reported at depth %d, below its true distance %d", u, p.Depth, want[u])
+		}
+	}
+}
+
+func TestCrawlSyntheticWebBudgets(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 200, PagesPerHost: 10, MaxChain: crawler.DefaultMaxRedirects})
+	defer w.Close()
+	for _, max := range []int64{1, 333, 1000} {
+		w.ResetCounts()
+		c, _ := crawlWeb(t, w, func(c *crawler.Crawler) { c.MaxPages = max })
+		if n := w.TotalRequests(); int64(n) != max || c.Stats().Requests != max {
+			t.Errorf("MaxPages=%d: server counted %d page requests, stats %d", max, n, c.Stats().Requests)
+		}
+	}
+
+	truth := w.Depths(w.Seeds()...)
+	for _, depth := range []int{1, 3} {
+		w.ResetCounts()
+		_, got := crawlWeb(t, w, func(c *crawler.Crawler) { c.Scope.MaxDepth = depth })
+		for u, p := range got.pages {
+			if p.Depth > depth || truth[u] > depth {
+				t.Errorf("MaxDepth=%d: %s fetched at depth %d (true distance %d)", depth, u, p.Depth, truth[u])
+			}
+		}
+		// The seed's own links are found first, so depth 1 is always whole.
+		for u, d := range truth {
+			if d <= 1 && got.pages[u] == nil {
+				t.Errorf("MaxDepth=%d: %s at depth %d not fetched", depth, u, d)
+			}
+		}
+		if depth == 3 && len(got.pages) <= 50 {
+			t.Errorf("MaxDepth=3 fetched only %d pages", len(got.pages))
+		}
+	}
+}
+
+// A slow host must not hold back the others: with one host answering in
+// 200 ms, the other hosts' pages are all fetched long before it is done.
+func TestCrawlSyntheticWebSlowHost(t *testing.T) {
+	slowHost := "h1.crawler.test"
+	w := crawlertest.NewWeb(crawlertest.Config{
+		Seed: 3, Hosts: 10, PagesPerHost: 4,
+		HostLatency: func(h string) time.Duration {
+			if h == slowHost {
+				return 200 * time.Millisecond
+			}
+			return 0
+		},
+	})
+	defer w.Close()
+	var mu sync.Mutex
+	var lastFast, lastSlow time.Time
+	start := time.Now()
+	crawlWeb(t, w, func(c *crawler.Crawler) {
+		c.Workers = 8
+		c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if p.URL[len("http://"):len("http://")+len(slowHost)] == slowHost {
+				lastSlow = time.Now()
+			} else {
+				lastFast = time.Now()
+			}
+			return nil
+		})
+	})
+	fastTook, slowTook := lastFast.Sub(start), lastSlow.Sub(start)
+	if slowTook < time.Second || fastTook > slowTook/2 {
+		t.Errorf("fast hosts done after %v, slow host after %v: the slow host held the others back", fastTook, slowTook)
+	}
+}
+
+// The crawl works through an HTTP proxy too (as the CLI does with
+// HTTP_PROXY): crawlertest serves absolute-form requests.
+func TestCrawlThroughProxy(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 4, Hosts: 5, PagesPerHost: 5, MaxChain: crawler.DefaultMaxRedirects})
+	defer w.Close()
+	tr := crawler.NewTransport()
+	tr.Proxy = http.ProxyURL(w.ProxyURL())
+	defer tr.CloseIdleConnections()
+	c, _ := crawlWeb(t, w, func(c *crawler.Crawler) {
+		c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	})
+	if want := len(w.Depths(w.Seeds()...)); c.Stats().Requests != int64(want) || w.TotalRequests() != want {
+		t.Errorf("through the proxy: %d requests, want %d", w.TotalRequests(), want)
+	}
+}
