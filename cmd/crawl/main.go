@@ -1,0 +1,277 @@
+// Command crawl crawls the web from seed URLs, politely by default.
+//
+//	crawl [flags] URL...
+//	crawl -demo            # crawl a synthetic web served on loopback
+//
+// It writes one JSON object per fetched page to -out (JSON Lines: url,
+// status, depth, content_type, bytes, links, fetch_ms, error) and a summary
+// at the end: as text on stderr, or as JSON on stdout with -json. While it
+// runs, a progress line is shown on stderr if stderr is a terminal. Ctrl-C
+// stops the crawl cleanly and still prints the summary. The standard
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"crawler"
+	"crawler/crawlertest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "crawl:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// options are the command's flags.
+type options struct {
+	maxPages, maxBytes int64
+	maxDepth, workers  int
+	perHost            int
+	delay              time.Duration
+	sameHost, demo     bool
+	ignoreRobots       bool
+	userAgent, out     string
+	json               bool
+	progress           time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
+	var o options
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawl [flags] URL...\n       crawl -demo [flags]\n\nflags:")
+		fs.PrintDefaults()
+	}
+	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many page requests (0: no limit)")
+	fs.Int64Var(&o.maxBytes, "max-bytes", 0, "stop starting fetches after this many body bytes (0: no limit)")
+	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0: no limit)")
+	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "pages processed at once")
+	fs.IntVar(&o.perHost, "per-host", 1, "requests in flight per host")
+	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least time between two requests to one host (0: none; -demo defaults to 0)")
+	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
+	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
+	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent header; its product token is matched against robots.txt")
+	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout)")
+	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout")
+	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
+	fs.DurationVar(&o.progress, "progress", time.Second, "progress line interval on a terminal (0: off)")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	delaySet := false
+	fs.Visit(func(f *flag.Flag) { delaySet = delaySet || f.Name == "delay" })
+	if o.demo && !delaySet {
+		o.delay = 0
+	}
+	seeds := fs.Args()
+	if len(seeds) == 0 && !o.demo {
+		fs.Usage()
+		return nil, nil, errors.New("no seed URL given (or use -demo)")
+	}
+	return &o, seeds, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, seeds, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	c := &crawler.Crawler{
+		UserAgent:    o.userAgent,
+		Workers:      o.workers,
+		PerHost:      o.perHost,
+		Delay:        o.delay,
+		IgnoreRobots: o.ignoreRobots,
+		MaxPages:     o.maxPages,
+		MaxBytes:     o.maxBytes,
+		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},
+	}
+	if o.delay == 0 {
+		c.Delay = -1 // the flag's 0 means none; the field's 0 means the default
+	}
+	tr := crawler.NewTransport()
+	tr.Proxy = http.ProxyFromEnvironment
+	if o.demo {
+		web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10})
+		defer web.Close()
+		tr.DialContext, tr.Proxy = web.DialContext, nil
+		seeds = append(seeds, web.Seeds()...)
+		fmt.Fprintf(stderr, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), web.Seeds()[0])
+	}
+	defer tr.CloseIdleConnections()
+	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+
+	if o.out != "" {
+		w := stdout
+		if o.out != "-" {
+			f, err := os.Create(o.out)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			w = f
+		}
+		jw := newJSONLines(w)
+		defer jw.Flush()
+		c.Handler = jw
+	}
+
+	stopProgress := startProgress(c, stderr, o.progress)
+	runErr := c.Run(ctx, seeds...)
+	stopProgress()
+	if runErr != nil && ctx.Err() == nil {
+		return runErr
+	}
+	st := c.Stats()
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(summaryOf(st, runErr != nil)); err != nil {
+			return err
+		}
+	} else {
+		if runErr != nil {
+			fmt.Fprintln(stderr, "crawl: interrupted")
+		}
+		fmt.Fprintln(stderr, "crawl:", st)
+		if len(st.Errors) > 0 {
+			fmt.Fprintln(stderr, "crawl: errors:", st.ErrorSummary())
+		}
+	}
+	return nil
+}
+
+// record is one line of -out.
+type record struct {
+	URL         string  `json:"url"`
+	Status      int     `json:"status"`
+	Depth       int     `json:"depth"`
+	ContentType string  `json:"content_type,omitempty"`
+	Bytes       int     `json:"bytes"`
+	Links       int     `json:"links"`
+	FetchMS     float64 `json:"fetch_ms"`
+	Redirect    string  `json:"redirect,omitempty"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// jsonLines is a Handler writing one record per page; safe for concurrent
+// use.
+type jsonLines struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	bw := bufio.NewWriter(w)
+	return &jsonLines{w: bw, enc: json.NewEncoder(bw)}
+}
+
+func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
+	r := record{
+		URL: p.URL, Status: p.Status, Depth: p.Depth, ContentType: p.ContentType,
+		Bytes: len(p.Body), Links: len(p.Links), Redirect: p.Redirect,
+		FetchMS: float64(p.Duration.Microseconds()) / 1000,
+	}
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err == nil {
+		j.err = j.enc.Encode(r)
+	}
+	return j.err
+}
+
+// Flush writes what is buffered.
+func (j *jsonLines) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.w.Flush()
+}
+
+// summary is the -json output.
+type summary struct {
+	Interrupted   bool             `json:"interrupted"`
+	Requests      int64            `json:"requests"`
+	Fetched       int64            `json:"fetched"`
+	Bytes         int64            `json:"bytes"`
+	Status        map[int]int64    `json:"status"`
+	Errors        map[string]int64 `json:"errors"`
+	Redirects     int64            `json:"redirects"`
+	RobotsFetched int64            `json:"robots_fetched"`
+	RobotsBlocked int64            `json:"robots_blocked"`
+	Duplicates    int64            `json:"duplicates"`
+	OutOfScope    int64            `json:"out_of_scope"`
+	Seen          int              `json:"seen"`
+	Frontier      int              `json:"frontier"`
+	Hosts         int              `json:"hosts"`
+	ElapsedSec    float64          `json:"elapsed_sec"`
+	PagesPerSec   float64          `json:"pages_per_sec"`
+}
+
+func summaryOf(s crawler.Stats, interrupted bool) summary {
+	return summary{
+		Interrupted: interrupted, Requests: s.Requests, Fetched: s.Fetched, Bytes: s.Bytes,
+		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
+		RobotsBlocked: s.RobotsBlocked, Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
+		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
+		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
+	}
+}
+
+// startProgress prints a progress line every interval while stderr is a
+// terminal, and returns a function that stops it and clears the line.
+func startProgress(c *crawler.Crawler, stderr io.Writer, interval time.Duration) func() {
+	f, ok := stderr.(*os.File)
+	if !ok || interval <= 0 {
+		return func() {}
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(f, "\r\033[K")
+				return
+			case <-t.C:
+				s := c.Stats()
+				var errs int64
+				for _, n := range s.Errors {
+					errs += n
+				}
+				fmt.Fprintf(f, "\r\033[Kpages %d  %.0f/s  frontier %d  hosts %d  errors %d",
+					s.Fetched, s.PagesPerSec, s.Frontier, s.Hosts, errs)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
