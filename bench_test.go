@@ -115,6 +115,7 @@ func cpuTime() time.Duration {
 // robots.txt, no canonicalization beyond net/url, no politeness.
 func referenceCrawl(w *crawlertest.Web, workers int, budget int64) int64 {
 	client := w.Client()
+	defer client.CloseIdleConnections()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	var (
 		mu      sync.Mutex

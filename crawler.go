@@ -46,9 +46,10 @@ var (
 // zero value crawls politely: robots.txt obeyed, one request at a time per
 // host, a second between them, breadth-first, every http(s) link followed.
 //
-// Fields must not change while Run is running. A Crawler can Run again
-// after Run returns; the frontier and seen-set it was given carry over, so
-// a second Run resumes the first.
+// Fields must not change while Run is running. Run fills a nil Fetcher,
+// Frontier and Seen with the defaults it makes, so a Crawler that Runs
+// again keeps its frontier and seen-set: a second Run resumes the first
+// (seeds already seen are not fetched again).
 type Crawler struct {
 	// Handler receives every page fetched or tried. Nil means none: the
 	// crawl only discovers.
@@ -105,8 +106,9 @@ type Crawler struct {
 	// DefaultMaxRedirects; a negative value follows none.
 	MaxRedirects int
 
-	running atomic.Bool
-	stats   atomic.Pointer[counters]
+	running     atomic.Bool
+	stats       atomic.Pointer[counters]
+	madeFetcher *HTTPFetcher // the default Fetcher, once Run has made it
 }
 
 // Stats returns a snapshot of the counters of the current Run, or of the
@@ -158,6 +160,9 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 
 	c.stats.Store(r.stats)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
+	if r.fetcher == c.madeFetcher {
+		defer c.madeFetcher.CloseIdleConnections() // leave no idle connections behind
+	}
 	for _, u := range canonSeeds {
 		r.discover(link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}, "")
 	}
@@ -204,8 +209,8 @@ func (c *Crawler) newRun(h Handler) (*run, error) {
 		hosts:         map[string]struct{}{},
 	}
 	if r.fetcher == nil {
-		r.fetcher = &HTTPFetcher{}
-		c.Fetcher = r.fetcher
+		c.madeFetcher = &HTTPFetcher{}
+		r.fetcher, c.Fetcher = c.madeFetcher, c.madeFetcher
 	}
 	if r.frontier == nil {
 		r.frontier = &frontier.FIFO{PerHost: c.PerHost}

@@ -175,6 +175,13 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}, nil
 }
 
+// CloseIdleConnections closes the idle keep-alive connections of the
+// fetcher's client. Run calls it at its end on a fetcher it made itself.
+func (f *HTTPFetcher) CloseIdleConnections() {
+	f.once.Do(f.init)
+	f.client.CloseIdleConnections()
+}
+
 // readBody reads at most limit bytes of r and reports whether more were
 // there. size is the announced length (-1 if unknown), used only as a hint.
 func readBody(r io.Reader, size, limit int64) ([]byte, bool, error) {

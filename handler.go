@@ -80,8 +80,9 @@ func Chain(hs ...Handler) Handler {
 // The crawl moves at the pace of the loop: a page is yielded on its
 // worker's goroutine turn, so a slow loop body slows the crawl. Breaking
 // out of the loop stops the crawl. If the crawl itself fails (a bad seed,
-// ctx done), the last pair yielded is (nil, err). The sequence is
-// single-use.
+// ctx done), the last pair yielded is (nil, err). The loop must not modify
+// a page (the crawler is still reading its Links); to steer the crawl, use
+// a Handler. The sequence is single-use.
 func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, error] {
 	return func(yield func(*Page, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
