@@ -63,6 +63,7 @@ func benchCrawler(b *testing.B, w *crawlertest.Web, budget int64) {
 // page, and the peak heap seen while crawling.
 func measure(b *testing.B, crawl func() (pages int64)) {
 	b.ReportAllocs()
+	runtime.GC() // start from the live heap, not the last benchmark's garbage
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -171,3 +171,25 @@ func TestPurell(t *testing.T) {
 	t.Logf("purell: %d of %d valid core cases right, %d of %d invalid rejected, %d of %d must-not-merge pairs merged",
 		validRight, valid, invalidRight, invalid, wrongMerges, pairs)
 }
+
+// BenchmarkResolveKind measures Resolve per kind of href.
+func BenchmarkResolveKind(b *testing.B) {
+	base, _ := url.Parse(benchBase)
+	for _, k := range []struct{ name, ref string }{
+		{"relative", "../04/older.html"},
+		{"root-relative", "/search?q=go+crawler&lang=en"},
+		{"absolute-canonical", "https://cdn.example.org/static/js/app.min.js"},
+		{"absolute-upper-host", "http://Example.COM/Products/Widget%20Pro/"},
+		{"fragment", "#comments"},
+		{"javascript", "javascript:void(0)"},
+		{"idn", "https://münchen.de/straße"},
+	} {
+		b.Run("kind="+k.name, func(b *testing.B) {
+			var c Canonicalizer
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = c.Resolve(base, k.ref)
+			}
+		})
+	}
+}

@@ -31,7 +31,11 @@ func init() {
 		plain[c] = unreserved[c] || strings.IndexByte("!$&'()*+,;=:@/?[]", b) >= 0
 		userPlain[c] = plain[c] && strings.IndexByte("/?@[]:", b) < 0
 		hostPlain[c] = 'a' <= b && b <= 'z' || '0' <= b && b <= '9' || b == '-' || b == '.' || b == '_'
+		if plain[c] {
+			pathClass[c] = classPlain
+		}
 	}
+	pathClass['/'], pathClass[';'], pathClass['?'] = classSlash, classSemicolon, classQuestion
 }
 
 func ishex(c byte) bool {
@@ -99,7 +103,8 @@ func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
 		return "", newError(ErrHost, "empty host", raw)
 	}
 	if p.hasUser {
-		user, pass, hasPass := strings.Cut(p.userinfo, ":")
+		// An empty password drops its ":", an empty userinfo its "@".
+		user, pass, _ := strings.Cut(p.userinfo, ":")
 		if user != "" || pass != "" {
 			b = appendEscaped(b, user, &userPlain, false)
 			if pass != "" {
@@ -108,7 +113,6 @@ func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
 			}
 			b = append(b, '@')
 		}
-		_ = hasPass
 	}
 	b, err = appendHost(b, host, c.StripTrailingDot)
 	if err != nil {
@@ -121,12 +125,16 @@ func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
 
 	// Path.
 	ps := len(b)
+	first := p.dir
+	if first == "" {
+		first = p.path
+	}
+	if first == "" || !isSlash(first[0]) {
+		// An empty path, or a relative one in a hand-built base URL.
+		b = append(b, '/')
+	}
 	b = appendEscaped(b, p.dir, &plain, true)
 	b = appendEscaped(b, p.path, &plain, true)
-	if len(b) == ps || b[ps] != '/' {
-		// Empty path (the only way a path cannot start with "/" here).
-		b = append(b[:ps], '/')
-	}
 	path := b[ps:]
 	if c.StripSessionIDs {
 		path = stripPathSessionIDs(path)
@@ -195,11 +203,7 @@ func removeDots(p []byte) []byte {
 		}
 		r = j
 	}
-	if w == 0 {
-		p[0] = '/'
-		w = 1
-	}
-	return p[:w]
+	return p[:w] // w > 0: the last segment always writes a "/"
 }
 
 // hasDotSegment reports whether the path p has a "." or ".." segment.

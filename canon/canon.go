@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
 )
@@ -37,7 +38,7 @@ var (
 // input URL (truncated to 100 bytes) and a short detail.
 type Error struct {
 	Err    error  // a sentinel: ErrScheme, ErrHost, ErrPort or ErrTooLong
-	Detail string // what exactly was wrong, e.g. "IPv4 part out of range"
+	Detail string // what exactly was wrong, e.g. "bad IPv4 address"
 	URL    string // the input, truncated to 100 bytes
 }
 
@@ -56,8 +57,12 @@ func (e *Error) Unwrap() error { return e.Err }
 func newError(sentinel error, detail, raw string) error {
 	const max = 100
 	if len(raw) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(raw[n]) {
+			n--
+		}
 		// Copy so that the error does not pin a large input in memory.
-		raw = strings.Clone(raw[:max]) + "..."
+		raw = strings.Clone(raw[:n]) + "..."
 	}
 	return &Error{Err: sentinel, Detail: detail, URL: raw}
 }
@@ -99,7 +104,9 @@ var zeroCanonicalizer Canonicalizer
 // When raw is already canonical, Canonical returns raw itself, without
 // allocating; otherwise it allocates the result (once, unless the host needs
 // IDNA processing or an optional rule needs scratch space). The result is a
-// fixed point: Canonical of it returns it unchanged.
+// fixed point: Canonical of it returns it unchanged. Because the result may
+// be raw itself, a caller that keeps results of substrings of a large buffer
+// (a page body) should strings.Clone them, or the buffer stays alive.
 func (c *Canonicalizer) Canonical(raw string) (string, error) {
 	if c == nil {
 		c = &zeroCanonicalizer
@@ -132,7 +139,8 @@ func (c *Canonicalizer) Canonical(raw string) (string, error) {
 // with a nil or non-http(s) base fails with [ErrScheme].
 //
 // Resolve does not modify base. It allocates the result once in the common
-// case, and nothing when ref is already an absolute canonical URL.
+// case, and nothing when ref is already an absolute canonical URL (then the
+// result is ref itself; see the note on memory in Canonical).
 func (c *Canonicalizer) Resolve(base *url.URL, ref string) (string, error) {
 	if c == nil {
 		c = &zeroCanonicalizer

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type tcase struct {
@@ -168,6 +169,7 @@ var coreCases = []tcase{
 	{"replacement char host", "http://\ufffd.com/", "", ErrHost},
 	{"disallowed code point", "http://a\u2028b.com/", "", ErrHost},
 	{"bidi rule", "http://a\u05d0.com/", "", ErrHost},
+	{"host of ignored code points", "http://\u00ad/", "", ErrHost},
 	{"empty host", "http:///", "", ErrHost},
 	{"empty host no slash", "http://", "", ErrHost},
 	{"empty host after userinfo", "http://user@/", "", ErrHost},
@@ -560,6 +562,11 @@ func TestResolveBases(t *testing.T) {
 		{"base IPv6", "http://[::1]/b/", "c", "http://[::1]/b/c", nil},
 		{"base encoded slash", "http://a/x%2Fy/z", "w", "http://a/x%2Fy/w", nil},
 		{"base escaped unreserved", "http://a/%7Ex/z", "w", "http://a/~x/w", nil},
+		{"base non-ASCII raw", "http://a/café/z", "w", "http://a/caf%C3%A9/w", nil},
+		{"base escaped percent", "http://a/%2541/z", "w", "http://a/%2541/w", nil},
+		{"base parens", "http://a/(x)/z", "w", "http://a/(x)/w", nil},
+		{"base space", "http://a/x%20y/z", "w", "http://a/x%20y/w", nil},
+		{"base raw bang and space", "http://a/x! y/z", "w", "http://a/x!%20y/w", nil}, // fuzz: not "%21"
 		{"base force query", "http://a/b?", "", "http://a/b?", nil},
 		{"opaque base", "http:a/b/c", "d", "http://a/b/d", nil},
 		{"mailto base", "mailto:x@y", "g", "", ErrScheme},
@@ -584,6 +591,27 @@ func TestResolveBases(t *testing.T) {
 				t.Fatalf("Resolve(%q, %q) = %q, %v; want %q", tt.base, tt.ref, got, err, tt.want)
 			}
 		})
+	}
+	// A base with no host serializes as "http:///x", which parses as host x.
+	if got, err := c.Resolve(&url.URL{Scheme: "http", Path: "/x/y"}, "g"); err != nil || got != "http://x/g" {
+		t.Errorf("Resolve(host-less base) = %q, %v", got, err)
+	}
+	// Hand-built bases whose path lacks the leading slash.
+	hand := &url.URL{Scheme: "https", Host: "h", Path: "a/b", RawQuery: "q"}
+	for ref, want := range map[string]string{"": "https://h/a/b?q", "c": "https://h/a/c", "?x": "https://h/a/b?x"} {
+		if got, err := c.Resolve(hand, ref); err != nil || got != want {
+			t.Errorf("Resolve(%v, %q) = %q, %v; want %q", hand, ref, got, err, want)
+		}
+	}
+	var nilC *Canonicalizer
+	if got, err := nilC.Resolve(nil, "HTTP://G"); err != nil || got != "http://g/" {
+		t.Errorf("nil Canonicalizer: Resolve = %q, %v", got, err)
+	}
+	if _, err := c.Resolve(nil, "//g/"); !errors.Is(err, ErrScheme) {
+		t.Errorf("Resolve(nil, network path) error = %v, want ErrScheme", err)
+	}
+	if _, err := c.Resolve(nil, strings.Repeat("a", 4*MaxLength+1)); !errors.Is(err, ErrTooLong) {
+		t.Errorf("Resolve(nil, huge) error = %v, want ErrTooLong", err)
 	}
 	// A nil base works for absolute refs only.
 	if got, err := c.Resolve(nil, "HTTP://G"); err != nil || got != "http://g/" {
@@ -646,6 +674,37 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestHostile runs large adversarial inputs (each bounded by MaxLength;
+// each takes at most a few milliseconds).
+func TestHostile(t *testing.T) {
+	c := &Canonicalizer{SortQuery: true, StripSessionIDs: true, MergeSlashes: true}
+	tests := []struct {
+		in   string
+		want string
+		err  error
+	}{
+		{"http://" + strings.Repeat("é", 16000) + "/", "", ErrTooLong},
+		{"http://" + strings.Repeat("xn--ls8h.", 3000) + "/", "", ErrTooLong},
+		{"http://a/" + strings.Repeat("../", 10000), "http://a/", nil},
+		{"http://a/" + strings.Repeat("a/", 5000) + strings.Repeat("../", 5000), "http://a/", nil},
+		{"http://a/?" + strings.Repeat("b=1&a=2&", 4000), "", ErrTooLong},
+		{"http://a/x" + strings.Repeat(";jsessionid=1", 2400), "http://a/x", nil},
+		{"http://a/" + strings.Repeat("%", 32000), "", ErrTooLong},
+		{"http://" + strings.Repeat("1.", 16000) + "/", "", ErrHost},
+		{"http://[" + strings.Repeat("1:", 16000) + "]/", "", ErrHost},
+	}
+	for _, tt := range tests {
+		got, err := c.Canonical(tt.in)
+		if tt.err != nil && !errors.Is(err, tt.err) || tt.err == nil && (err != nil || got != tt.want) {
+			t.Errorf("Canonical(%.30q...) = %.30q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
+		}
+		var e *Error
+		if errors.As(err, &e) && !utf8.ValidString(e.URL) {
+			t.Errorf("error URL %q cut inside a rune", e.URL)
+		}
+	}
+}
+
 // TestConcurrent uses one Canonicalizer from several goroutines (run with
 // -race).
 func TestConcurrent(t *testing.T) {
@@ -679,9 +738,13 @@ func TestAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = c.Canonical(in) }); n != 0 {
 		t.Errorf("Canonical(canonical) allocates %v times", n)
 	}
-	base, _ := url.Parse("https://www.example.com/a/b/")
+	base, _ := url.Parse("https://www.example.com/a-rather-long-directory/with-more-than/32-bytes/")
 	if n := testing.AllocsPerRun(100, func() { _, _ = c.Resolve(base, "../c/d.html?x=1") }); n > 1 {
 		t.Errorf("Resolve(relative) allocates %v times", n)
+	}
+	escBase, _ := url.Parse("https://www.example.com/caf%C3%A9/a%2Fb/(x)/")
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.Resolve(escBase, "d.html") }); n > 1 {
+		t.Errorf("Resolve(relative, base with escapes) allocates %v times", n)
 	}
 	if n := testing.AllocsPerRun(100, func() { _, _ = c.Canonical("HTTP://www.Example.com/a/./b") }); n > 1 {
 		t.Errorf("Canonical(non-canonical) allocates %v times", n)

@@ -51,24 +51,27 @@ func (c *Canonicalizer) isCanonical(s string) bool {
 
 	// Path: s[i] == '/'.
 	seg := i // start of the current segment, at its "/"
-	for ; i < len(s) && s[i] != '?'; i++ {
-		b := s[i]
-		if plain[b] {
-			if b == '/' && i > seg {
-				if dotSegment(s[seg+1:i]) || c.MergeSlashes && i == seg+1 {
-					return false
-				}
-				seg = i
-			}
-			if b == ';' && c.StripSessionIDs {
+path:
+	for ; i < len(s); i++ {
+		switch pathClass[s[i]] {
+		case classPlain:
+		case classSlash:
+			if i > seg && (dotSegment(s[seg+1:i]) || c.MergeSlashes && i == seg+1) {
 				return false
 			}
-			continue
+			seg = i
+		case classSemicolon:
+			if c.StripSessionIDs {
+				return false
+			}
+		case classQuestion:
+			break path
+		default:
+			if !validEscape(s, i) {
+				return false
+			}
+			i += 2
 		}
-		if !validEscape(s, i) {
-			return false
-		}
-		i += 2
 	}
 	if dotSegment(s[seg+1 : i]) {
 		return false
@@ -110,6 +113,18 @@ func (c *Canonicalizer) isCanonical(s string) bool {
 	}
 	return true
 }
+
+// Byte classes of a canonical path, for isCanonical.
+const (
+	classEscape    = iota // "%" or a byte that must be encoded
+	classPlain            // stands for itself
+	classSlash            // "/"
+	classSemicolon        // ";"
+	classQuestion         // "?"
+)
+
+// pathClass is filled by init, after plain.
+var pathClass [256]uint8
 
 func queryKey(param string) string {
 	for i := 0; i < len(param); i++ {

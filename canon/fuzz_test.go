@@ -20,6 +20,9 @@ func FuzzCanonical(f *testing.F) {
 	for _, s := range fuzzFound {
 		f.Add(s)
 	}
+	for _, tc := range browserCases {
+		f.Add(tc.in)
+	}
 	bases := []*url.URL{}
 	for _, s := range []string{rfcBase, "https://Example.com:443/a/b/c/", "http://[::1]/x?y"} {
 		u, err := url.Parse(s)
@@ -89,22 +92,39 @@ func FuzzResolve(f *testing.F) {
 	f.Add("http:a/b/c", "../d")
 	f.Add("https://[::1]:8443/a%2Fb/c", "?q")
 	f.Add("http://u:p@münchen.de/a/b", "//x.org")
+	for _, tc := range browserCases {
+		if tc.base != "" {
+			f.Add(tc.base, tc.in)
+		}
+	}
 	var c Canonicalizer
 	f.Fuzz(func(t *testing.T, base, ref string) {
 		if len(base) > 1024 || len(ref) > 1024 {
 			return
 		}
-		b, err := url.Parse(base)
-		if err != nil {
-			return
+		check := func(b *url.URL) {
+			got, err := c.Resolve(b, ref)
+			if err != nil {
+				return
+			}
+			again, err := c.Canonical(got)
+			if err != nil || again != got {
+				t.Fatalf("Resolve(%q, %q) = %q, but Canonical of that = %q, %v", b, ref, got, again, err)
+			}
 		}
-		got, err := c.Resolve(b, ref)
-		if err != nil {
-			return
+		if b, err := url.Parse(base); err == nil {
+			check(b)
+			// The alloc-free escapedPath must mean what EscapedPath means
+			// whenever EscapedPath keeps the page's own spelling (otherwise
+			// it re-escapes Path, turning "!" into "%21": escapedPath keeps
+			// RawPath then, on purpose).
+			ours := appendEscaped(nil, escapedPath(b), &plain, true)
+			std := appendEscaped(nil, b.EscapedPath(), &plain, true)
+			if (b.RawPath == "" || b.EscapedPath() == b.RawPath) && string(ours) != string(std) {
+				t.Fatalf("escapedPath(%q) normalizes to %q, EscapedPath to %q", base, ours, std)
+			}
 		}
-		again, err := c.Canonical(got)
-		if err != nil || again != got {
-			t.Fatalf("Resolve(%q, %q) = %q, but Canonical of that = %q, %v", base, ref, got, again, err)
-		}
+		// A hand-built base: any path, even one without a leading slash.
+		check(&url.URL{Scheme: "https", Host: "example.com", Path: base, RawQuery: ref})
 	})
 }

@@ -270,9 +270,7 @@ func endsInNumber[S string | []byte](host S) bool {
 // decimal, octal with a leading 0, or hex with 0x; the last part fills the
 // remaining bytes) and appends it in dotted decimal.
 func appendIPv4(b []byte, host string) ([]byte, error) {
-	if strings.HasSuffix(host, ".") {
-		host = host[:len(host)-1]
-	}
+	host = strings.TrimSuffix(host, ".")
 	var nums [4]uint64
 	n := 0
 	for part := range strings.SplitSeq(host, ".") {

@@ -113,24 +113,50 @@ func (p *parts) setBase(base *url.URL) error {
 	if base.Opaque != "" || base.Host == "" {
 		// Unusual base such as "http:host/path": parse its serialization
 		// the way Canonical would.
-		s := base.String()
-		scheme, rest, ok := splitScheme(s)
-		if !ok {
-			return errBase
-		}
-		if https, ok = special(scheme); !ok {
-			return errBase
-		}
+		_, rest, _ := splitScheme(base.String()) // "http:..." or "https:..."
 		*p = parts{https: https}
 		p.absolute(rest)
 		return nil
 	}
-	*p = parts{https: https, hostport: base.Host, path: base.EscapedPath(),
+	*p = parts{https: https, hostport: base.Host, path: escapedPath(base),
 		query: base.RawQuery, hasQuery: base.ForceQuery || base.RawQuery != ""}
 	if base.User != nil {
 		p.userinfo, p.hasUser = base.User.String(), true
 	}
 	return nil
+}
+
+// escapedPath returns u.EscapedPath() without its allocations in the common
+// case: RawPath, when set (as url.Parse does for any path with escapes),
+// if it decodes to Path. Unlike EscapedPath it keeps such a RawPath even when
+// it holds bytes that need escaping ("/a! b"): it is the page's own spelling,
+// which build encodes, while EscapedPath would re-escape Path and turn "!"
+// into "%21", a different URL under RFC 3986.
+func escapedPath(u *url.URL) string {
+	if u.RawPath != "" && decodesTo(u.RawPath, u.Path) {
+		return u.RawPath
+	}
+	return u.EscapedPath()
+}
+
+// decodesTo reports whether percent-decoding raw gives exactly path.
+func decodesTo(raw, path string) bool {
+	j := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '%' {
+			if i+2 >= len(raw) || !ishex(raw[i+1]) || !ishex(raw[i+2]) {
+				return false
+			}
+			c = unhex(raw[i+1])<<4 | unhex(raw[i+2])
+			i += 2
+		}
+		if j >= len(path) || path[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(path)
 }
 
 // directory returns path up to and including its last slash, "/" if none.
