@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -692,4 +694,50 @@ func TestRunWhileRunning(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestBodyCapReportsTruncation(t *testing.T) {
+	long := `<a href="/early">e</a>` + strings.Repeat("x", 5000) + `<a href="/late">l</a>`
+	s := newSite(t, map[string]response{"/": {body: long}, "/early": html(), "/late": html()})
+	var got collect
+	c := fast(&got)
+	c.Fetcher = &crawler.HTTPFetcher{MaxBodyBytes: 1000}
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	p := got.pages[s.URL+"/"]
+	if p == nil || !p.Truncated || len(p.Body) != 1000 {
+		t.Fatalf("page = %+v, want a truncated 1000-byte body", p)
+	}
+	if s.count("/early") != 1 || s.count("/late") != 0 || c.Stats().Truncated != 1 {
+		t.Errorf("links before the cap followed, after it not: early %d, late %d, truncated %d",
+			s.count("/early"), s.count("/late"), c.Stats().Truncated)
+	}
+}
+
+func TestLoggerReportsFailures(t *testing.T) {
+	s := newSite(t, map[string]response{"/": html("/x")})
+	var buf strings.Builder
+	var mu sync.Mutex
+	c := fast(crawler.HandlerFunc(func(context.Context, *crawler.Page) error { return errors.New("nope") }))
+	c.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(buf.String(), "handler failed") || !strings.Contains(buf.String(), "nope") {
+		t.Errorf("log = %q", buf.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

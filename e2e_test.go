@@ -162,3 +162,17 @@ func TestCrawlThroughProxy(t *testing.T) {
 		t.Errorf("through the proxy: %d requests, want %d", w.TotalRequests(), want)
 	}
 }
+
+// Gzip-encoded pages are decoded before link extraction.
+func TestCrawlGzipWeb(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 5, PagesPerHost: 10, Gzip: true, MaxChain: crawler.DefaultMaxRedirects})
+	defer w.Close()
+	c, got := crawlWeb(t, w, nil)
+	want := len(w.Depths(w.Seeds()...))
+	if c.Stats().Requests != int64(want) || len(got.pages) != want {
+		t.Errorf("gzip web: %d requests, want %d", c.Stats().Requests, want)
+	}
+	if p := got.pages[w.Seeds()[0]]; p == nil || len(p.Links) == 0 || p.Header.Get("Content-Encoding") != "" {
+		t.Errorf("seed page = %+v, want decoded HTML with links", p)
+	}
+}
