@@ -9,6 +9,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/seen"
 )
 
 // crawlWeb crawls a crawlertest web with a fast crawler and returns the
@@ -174,5 +175,36 @@ func TestCrawlGzipWeb(t *testing.T) {
 	}
 	if p := got.pages[w.Seeds()[0]]; p == nil || len(p.Links) == 0 || p.Header.Get("Content-Encoding") != "" {
 		t.Errorf("seed page = %+v, want decoded HTML with links", p)
+	}
+}
+
+// Probabilistic seen-sets may skip a URL (a false positive) but never fetch
+// one twice.
+func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 6, Hosts: 50, PagesPerHost: 10, MaxChain: crawler.DefaultMaxRedirects})
+	defer w.Close()
+	truth := w.Depths(w.Seeds()...)
+	for name, set := range map[string]seen.Set{
+		"bloom":       seen.NewBloom(len(truth)*4, 0.001),
+		"bitmap":      seen.NewBitmap(1 << 22),
+		"small-bloom": seen.NewBloom(100, 0.01), // overfull: many false positives
+	} {
+		w.ResetCounts()
+		c, _ := crawlWeb(t, w, func(c *crawler.Crawler) { c.Seen = set })
+		for u, n := range w.RequestCounts() {
+			if n != 1 {
+				t.Errorf("%s: %s requested %d times", name, u, n)
+			}
+			if _, ok := truth[u]; !ok {
+				t.Errorf("%s: %s is not in the ground truth", name, u)
+			}
+		}
+		missed := len(truth) - w.TotalRequests()
+		if name != "small-bloom" && missed > len(truth)/100 {
+			t.Errorf("%s: %d of %d URLs missed", name, missed, len(truth))
+		}
+		if c.Stats().Requests == 0 {
+			t.Errorf("%s: nothing fetched", name)
+		}
 	}
 }

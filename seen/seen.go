@@ -9,6 +9,10 @@
 //		// first time: schedule u
 //	}
 //
+// [Exact] never errs; [Bloom] (about 9.6 bits per URL at 1% false
+// positives) and [Bitmap] (one bit per URL slot) may report a URL as seen
+// when it is not, so the crawl skips it, but never fetch one twice.
+//
 // A Set is owned by one goroutine (the crawler's scheduler); the types here
 // are not safe for concurrent use unless they say so.
 package seen

@@ -28,6 +28,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/seen"
 )
 
 func main() {
@@ -52,6 +53,8 @@ type options struct {
 	userAgent, out     string
 	json               bool
 	progress           time.Duration
+	seen               string
+	seenSize           int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
@@ -75,6 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout")
 	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
 	fs.DurationVar(&o.progress, "progress", time.Second, "progress line interval on a terminal (0: off)")
+	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
+	fs.IntVar(&o.seenSize, "seen-size", 10_000_000, "URLs the bloom or bitmap set is sized for")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -108,6 +113,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.delay == 0 {
 		c.Delay = -1 // the flag's 0 means none; the field's 0 means the default
+	}
+	switch o.seen {
+	case "exact":
+		c.Seen = seen.NewExact(0)
+	case "bloom":
+		c.Seen = seen.NewBloom(o.seenSize, 0.01)
+	case "bitmap":
+		c.Seen = seen.NewBitmap(uint64(o.seenSize) * 64) // 1.6% false positives when full
+	default:
+		return fmt.Errorf("-seen %q: want exact, bloom or bitmap", o.seen)
 	}
 	tr := crawler.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment

@@ -50,6 +50,19 @@ func TestDemoCrawl(t *testing.T) {
 	}
 }
 
+func TestSeenSets(t *testing.T) {
+	for _, set := range []string{"exact", "bloom", "bitmap"} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), []string{"-demo", "-max-pages", "200", "-json", "-seen", set, "-seen-size", "100000"}, &stdout, &stderr); err != nil {
+			t.Fatalf("-seen %s: %v", set, err)
+		}
+		var s summary
+		if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || s.Fetched != 200 || s.Seen < 200 {
+			t.Errorf("-seen %s: summary %+v, err %v", set, s, err)
+		}
+	}
+}
+
 func TestInterruptPrintsSummary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -64,7 +77,7 @@ func TestInterruptPrintsSummary(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
-	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}} {
+	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}, {"-demo", "-seen", "cuckoo"}} {
 		var stdout, stderr bytes.Buffer
 		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
