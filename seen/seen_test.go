@@ -3,6 +3,7 @@ package seen_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"crawler/seen"
@@ -50,17 +51,64 @@ func ExampleExact() {
 	// Output: true true false true false 3
 }
 
+func TestExactZeroFingerprintAndGrowth(t *testing.T) {
+	s := seen.NewExact(0)
+	if !s.Add(0) || s.Add(0) || !s.Contains(0) || s.Contains(1) {
+		t.Fatal("fingerprint 0 is not handled as a member")
+	}
+	for i := uint64(1); i <= 100000; i++ {
+		s.Add(i << 40) // same low bits: a weak hash would collide
+	}
+	if s.Len() != 100001 || !s.Contains(77<<40) || s.Contains(77) {
+		t.Fatalf("after growth: Len %d", s.Len())
+	}
+	if perURL := float64(s.MemoryBytes()) / float64(s.Len()); perURL > 21.5 {
+		t.Errorf("%.1f bytes per fingerprint", perURL)
+	}
+}
+
+// BenchmarkExactAdd inserts n fresh fingerprints per op into our table and
+// into a Go map, reporting bytes per fingerprint (heap growth / n).
+//
+//	go test -run '^$' -bench ExactAdd -count 6 ./seen
 func BenchmarkExactAdd(b *testing.B) {
-	fps := make([]uint64, 1<<16)
+	const n = 1 << 20
+	fps := make([]uint64, n)
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range fps {
 		fps[i] = r.Uint64()
 	}
-	s := seen.NewExact(len(fps))
-	i := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Add(fps[i&(len(fps)-1)])
-		i++
-	}
+	b.Run("impl=exact", func(b *testing.B) {
+		var bytes float64
+		for b.Loop() {
+			s := seen.NewExact(0)
+			for _, fp := range fps {
+				s.Add(fp)
+			}
+			bytes = float64(s.MemoryBytes())
+		}
+		b.ReportMetric(bytes/n, "B/url")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/add")
+	})
+	b.Run("impl=map", func(b *testing.B) {
+		build := func() map[uint64]struct{} {
+			m := map[uint64]struct{}{}
+			for _, fp := range fps {
+				m[fp] = struct{}{}
+			}
+			return m
+		}
+		var ms0, ms1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms0)
+		m := build()
+		runtime.ReadMemStats(&ms1)
+		bytes := float64(ms1.HeapAlloc - ms0.HeapAlloc)
+		runtime.KeepAlive(m)
+		for b.Loop() {
+			build()
+		}
+		b.ReportMetric(bytes/n, "B/url")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/add")
+	})
 }
