@@ -18,8 +18,9 @@ import (
 // fingerprint by double hashing (h1 + i*h2), each mapped onto [0, m) with a
 // multiply-shift instead of a division, so the URL is never hashed again.
 type Bloom struct {
-	bits *bitset.BitSet
-	m    uint64 // number of bits
+	bits  *bitset.BitSet
+	words []uint64 // bits.Words(): probed directly, without bitset's checks
+	m     uint64   // number of bits
 	k    int    // probes per fingerprint
 	n    int    // successful Adds
 }
@@ -32,7 +33,8 @@ func NewBloom(expected int, fpRate float64) *Bloom {
 	p := min(max(fpRate, 1e-9), 0.5)
 	m := math.Ceil(-n * math.Log(p) / (math.Ln2 * math.Ln2))
 	k := max(1, int(math.Round(m/n*math.Ln2)))
-	return &Bloom{bits: bitset.New(uint(m)), m: uint64(m), k: k}
+	bs := bitset.New(uint(m))
+	return &Bloom{bits: bs, words: bs.Words(), m: uint64(m), k: k}
 }
 
 // probes returns the first two hashes of the double-hashing sequence.
@@ -56,8 +58,9 @@ func (b *Bloom) Add(fp uint64) bool {
 	added := false
 	for i := 0; i < b.k; i++ {
 		j := reduce(h1, b.m)
-		if !b.bits.Test(j) {
-			b.bits.Set(j)
+		w, mask := &b.words[j>>6], uint64(1)<<(j&63)
+		if *w&mask == 0 {
+			*w |= mask
 			added = true
 		}
 		h1 += h2
@@ -73,7 +76,8 @@ func (b *Bloom) Add(fp uint64) bool {
 func (b *Bloom) Contains(fp uint64) bool {
 	h1, h2 := probes(fp)
 	for i := 0; i < b.k; i++ {
-		if !b.bits.Test(reduce(h1, b.m)) {
+		j := reduce(h1, b.m)
+		if b.words[j>>6]&(uint64(1)<<(j&63)) == 0 {
 			return false
 		}
 		h1 += h2

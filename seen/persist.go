@@ -106,7 +106,7 @@ func (b *Bloom) UnmarshalBinary(data []byte) error {
 	if k == 0 || k > 64 {
 		return fmt.Errorf("%w: k=%d", ErrFormat, k)
 	}
-	*b = Bloom{bits: bs, m: m, k: int(k), n: int(n)}
+	*b = Bloom{bits: bs, words: bs.Words(), m: m, k: int(k), n: int(n)}
 	return nil
 }
 
