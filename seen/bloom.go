@@ -21,8 +21,8 @@ type Bloom struct {
 	bits  *bitset.BitSet
 	words []uint64 // bits.Words(): probed directly, without bitset's checks
 	m     uint64   // number of bits
-	k    int    // probes per fingerprint
-	n    int    // successful Adds
+	k     int      // probes per fingerprint
+	n     int      // successful Adds
 }
 
 // NewBloom returns a Bloom filter sized for expected fingerprints at the
