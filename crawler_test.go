@@ -365,6 +365,42 @@ func TestRobotsUnavailableSkipsHost(t *testing.T) {
 	}
 }
 
+// robots.txt redirects are followed up to 5 times; a longer chain or a
+// loop makes the file unavailable, which RFC 9309 reads as no restrictions.
+func TestRobotsRedirects(t *testing.T) {
+	pages := map[string]response{
+		"/robots.txt": redirect(301, "/r1"),
+		"/r1":         redirect(302, "/r2"),
+		"/r2":         {ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"},
+		"/":           html("/private", "/public"),
+		"/private":    html(),
+		"/public":     html(),
+	}
+	s := newSite(t, pages)
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/private"] != 0 || got["/public"] != 1 || got["/r2"] != 1 {
+		t.Errorf("after 2 redirects the rules apply: requests = %v", got)
+	}
+
+	loop := newSite(t, map[string]response{
+		"/robots.txt": redirect(301, "/a"),
+		"/a":          redirect(301, "/b"),
+		"/b":          redirect(301, "/robots.txt"),
+		"/":           html("/private"),
+		"/private":    html(),
+	})
+	c = fast(nil)
+	if err := c.Run(context.Background(), loop.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := loop.requests(); got["/private"] != 1 || got["/robots.txt"]+got["/a"]+got["/b"] != 6 {
+		t.Errorf("a robots.txt redirect loop: requests = %v, want 6 robots requests then no restrictions", got)
+	}
+}
+
 func TestNoFollow(t *testing.T) {
 	s := newSite(t, map[string]response{
 		"/":       {body: `<a href="/a">a</a><a rel="nofollow" href="/nf">nf</a>`},

@@ -215,17 +215,19 @@ func (r *run) addLink(o *outcome, u string, depth, hops int) {
 }
 
 // fetchRobots fetches a robots.txt through the crawler's Fetcher, following
-// up to robotsMaxRedirects redirects (RFC 9309 §2.3.1.2); more, or a loop,
-// counts as unavailable.
+// up to robotsMaxRedirects redirects (RFC 9309 §2.3.1.2). More, or a loop,
+// makes the file "unavailable": the last 3xx status is returned, which the
+// cache reads as no restrictions, as the RFC allows.
 func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
 	target := robotsURL
+	status := 0
 	for range robotsMaxRedirects + 1 {
 		resp, err := r.fetcher.Fetch(ctx, &Request{URL: target, UserAgent: r.userAgent, MaxBytes: robotsMaxBytes})
 		if err != nil {
 			return 0, nil, err
 		}
-		if !isRedirect(resp.Status) {
-			return resp.Status, resp.Body, nil
+		if status = resp.Status; !isRedirect(status) {
+			return status, resp.Body, nil
 		}
 		base, err := url.Parse(target)
 		if err != nil {
@@ -233,9 +235,9 @@ func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, e
 		}
 		next, err := r.canon.Resolve(base, resp.Header.Get("Location"))
 		if err != nil {
-			return 0, nil, fmt.Errorf("%w: %v", ErrBadRedirect, err)
+			return status, nil, nil // a redirect to nowhere: unavailable too
 		}
 		target = next
 	}
-	return 0, nil, fmt.Errorf("%w: robots.txt %s", ErrTooManyRedirects, robotsURL)
+	return status, nil, nil
 }
