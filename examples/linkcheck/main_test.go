@@ -3,36 +3,110 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"crawler"
+	"crawler/crawlertest"
 )
 
-func TestLinkcheckFindsMissingPages(t *testing.T) {
+func TestRunReportsBrokenLinksWithReferrers(t *testing.T) {
+	// A web whose first host has both 404s and a redirect chain longer
+	// than the crawler follows.
+	web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 40})
+	defer web.Close()
 	var out bytes.Buffer
-	n, err := run(context.Background(), nil, &out)
-	if err != nil {
-		t.Fatal(err)
+	err := run(context.Background(), nil, &out, web)
+	if !errors.Is(err, errBroken) {
+		t.Fatalf("run: %v, want errBroken", err)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if n == 0 || len(lines) != n {
-		t.Fatalf("found %d broken links, printed %d lines:\n%s", n, len(lines), out.String())
-	}
-	// crawlertest serves its broken links under /missing/ as 404s, and
-	// redirect chains longer than the crawler follows under /chain/; the
-	// check stays on the seed's host.
-	missing := 0
-	for _, l := range lines {
+
+	line := regexp.MustCompile(`^(\S+) (http://h0\.crawler\.test/\S*) \(linked from (http://h0\.crawler\.test/(?:p/\d+)?)\)$`)
+	links := map[string][]string{} // referrer -> URLs (or a prefix ending in /) it must link to
+	var missing []string
+	chains := 0
+	for l := range strings.Lines(out.String()) {
+		m := line.FindStringSubmatch(strings.TrimSuffix(l, "\n"))
+		if m == nil {
+			t.Errorf("line %q is not a broken link on h0 linked from a page of h0", l)
+			continue
+		}
+		problem, u, ref := m[1], m[2], m[3]
 		switch {
-		case !strings.Contains(l, "(linked from http://h0.crawler.test/"):
-			t.Errorf("report without a referrer on the seed's host: %q", l)
-		case strings.HasPrefix(l, "404 http://h0.crawler.test/missing/"):
-			missing++
-		case strings.HasPrefix(l, "error: crawler: too many redirects") && strings.Contains(l, "/chain/"):
+		case problem == "404" && strings.Contains(u, "/missing/"):
+			missing = append(missing, u)
+			links[ref] = append(links[ref], u)
+		case problem == crawler.KindTooManyRedirects && strings.Contains(u, "/chain/"):
+			// The referrer is where the chain began, not a hop of it:
+			// it links to the chain's first URL, /chain/<n>/<k>.
+			chains++
+			links[ref] = append(links[ref], u[:strings.LastIndex(u, "/")+1])
 		default:
 			t.Errorf("unexpected report %q", l)
 		}
 	}
-	if missing == 0 {
-		t.Error("no 404 reported")
+	if chains == 0 {
+		t.Error("the over-long redirect chain is not reported")
+	}
+
+	// Every /missing/ URL the crawl requested is reported, and nothing
+	// off the seed's host was requested.
+	var requested []string
+	for u := range web.RequestCounts() {
+		if !strings.HasPrefix(u, "http://h0.crawler.test/") {
+			t.Errorf("%s requested: out of scope", u)
+		}
+		if strings.Contains(u, "/missing/") {
+			requested = append(requested, u)
+		}
+	}
+	slices.Sort(requested)
+	slices.Sort(missing)
+	if len(missing) == 0 || !slices.Equal(missing, requested) {
+		t.Errorf("reported 404s %q\nwant the /missing/ URLs requested %q", missing, requested)
+	}
+
+	// Each referrer does link to what it is blamed for: fetch the
+	// referrers alone and look at their links.
+	var mu sync.Mutex
+	outLinks := map[string][]string{}
+	c := &crawler.Crawler{
+		Fetcher: &crawler.HTTPFetcher{Client: web.Client()},
+		Delay:   -1,
+		Scope:   crawler.Scope{MaxDepth: -1},
+		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+			mu.Lock()
+			outLinks[p.URL] = p.Links
+			mu.Unlock()
+			return nil
+		}),
+	}
+	if err := c.Run(context.Background(), slices.Collect(maps.Keys(links))...); err != nil {
+		t.Fatal(err)
+	}
+	for ref, targets := range links {
+		for _, target := range targets {
+			linksTo := func(l string) bool {
+				return l == target || strings.HasSuffix(target, "/") && strings.HasPrefix(l, target)
+			}
+			if !slices.ContainsFunc(outLinks[ref], linksTo) {
+				t.Errorf("%s is blamed for %s but has no such link: %q", ref, target, outLinks[ref])
+			}
+		}
+	}
+}
+
+func TestRunCleanSiteSucceeds(t *testing.T) {
+	web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 40})
+	defer web.Close()
+	var out bytes.Buffer
+	// Seeds only: the home page itself is not broken.
+	if err := run(context.Background(), []string{"-max-pages", "1"}, &out, web); err != nil || out.Len() != 0 {
+		t.Errorf("run = %v, output %q; want nil and none", err, out.String())
 	}
 }

@@ -1,17 +1,27 @@
-// Command titles is the smallest useful crawl: it collects the <title> of
-// every HTML page and prints "URL<TAB>title", sorted.
+// Command titles is the smallest useful crawl: a Crawler with a one-function
+// Handler that takes the <title> of every HTML page (with the tokenizer of
+// golang.org/x/net/html) and, once the crawl is done, prints
+// "URL<TAB>title" lines sorted by URL.
 //
-//	go run ./examples/titles                 # a synthetic web on loopback
-//	go run ./examples/titles https://example.com/ -max-pages 50
+// With no URL it crawls a synthetic web served on loopback by crawlertest,
+// without politeness delays, so it runs offline; with a URL it crawls the
+// real web with the crawler's polite defaults (robots.txt, one request per
+// host per second):
+//
+//	go run ./examples/titles
+//	go run ./examples/titles -max-pages 50 https://example.com/
 package main
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -24,23 +34,36 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, nil); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "titles:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
+// run crawls the URLs of args, or without any the synthetic web (a new
+// one if web is nil), and prints the titles to stdout.
+func run(ctx context.Context, args []string, stdout io.Writer, web *crawlertest.Web) error {
 	fs := flag.NewFlagSet("titles", flag.ContinueOnError)
-	maxPages := fs.Int64("max-pages", 200, "page budget")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: titles [flags] [URL ...]")
+		fs.PrintDefaults()
+	}
+	maxPages := fs.Int64("max-pages", 200, "stop after this many requests (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	var lines []string
+	var (
+		mu    sync.Mutex // the handler runs on many workers at once
+		lines []string
+	)
 	c := &crawler.Crawler{
 		MaxPages: *maxPages,
 		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+			if p.Status != http.StatusOK {
+				return nil
+			}
 			if t := title(p.Body); t != "" {
 				mu.Lock()
 				lines = append(lines, p.URL+"\t"+t)
@@ -50,11 +73,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}),
 	}
 	seeds := fs.Args()
-	if len(seeds) == 0 { // no URL: crawl a synthetic web on loopback, no delay
-		web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 5, PagesPerHost: 20})
-		defer web.Close()
+	if len(seeds) == 0 {
+		if web == nil {
+			web = crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 5, PagesPerHost: 20})
+			defer web.Close()
+		}
 		c.Fetcher = &crawler.HTTPFetcher{Client: web.Client()}
-		c.Delay = -1
+		c.Delay = -1 // our own server: no politeness delay
 		seeds = web.Seeds()
 	}
 	if err := c.Run(ctx, seeds...); err != nil {
@@ -62,7 +87,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	slices.Sort(lines)
 	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
+		if _, err := fmt.Fprintln(stdout, l); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -72,11 +99,11 @@ func title(body []byte) string {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		switch z.Next() {
-		case html.ErrorToken:
+		case html.ErrorToken: // io.EOF or a real error: no title either way
 			return ""
 		case html.StartTagToken:
 			if name, _ := z.TagName(); atom.Lookup(name) == atom.Title && z.Next() == html.TextToken {
-				return strings.TrimSpace(string(z.Text()))
+				return strings.Join(strings.Fields(string(z.Text())), " ")
 			}
 		}
 	}
