@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,10 +137,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 	defer c.running.Store(false)
 
-	r, err := c.newRun(h)
-	if err != nil {
-		return err
-	}
+	r := c.newRun(h)
 	canonSeeds := make([]string, 0, len(seeds))
 	var errs []error
 	for _, s := range seeds {
@@ -190,7 +188,7 @@ type run struct {
 	hosts map[string]struct{} // scheduler only
 }
 
-func (c *Crawler) newRun(h Handler) (*run, error) {
+func (c *Crawler) newRun(h Handler) *run {
 	r := &run{
 		c:             c,
 		handler:       h,
@@ -201,7 +199,7 @@ func (c *Crawler) newRun(h Handler) (*run, error) {
 		robots:        c.Robots,
 		log:           c.Logger,
 		stats:         &counters{start: time.Now()},
-		userAgent:     cmp(c.UserAgent, DefaultUserAgent),
+		userAgent:     cmp.Or(c.UserAgent, DefaultUserAgent),
 		workers:       c.Workers,
 		delay:         c.Delay,
 		maxCrawlDelay: c.MaxCrawlDelay,
@@ -251,15 +249,7 @@ func (c *Crawler) newRun(h Handler) (*run, error) {
 		r.maxRedirects = 0
 	}
 	r.agentToken = productToken(r.userAgent)
-	return r, nil
-}
-
-// cmp returns s, or def if s is empty.
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return r
 }
 
 // productToken is the name part of a User-Agent ("crawler" from

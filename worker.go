@@ -29,13 +29,12 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 
 	crawlDelay := time.Duration(0)
 	if !r.c.IgnoreRobots {
-		rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host)
+		rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host) // rules is never nil
+		crawlDelay = rules.CrawlDelay(r.agentToken)
 		if fetched {
+			// The robots.txt request used the host's turn.
 			r.stats.robotsFetched.Add(1)
-			o.next = time.Now().Add(r.delay)
-		}
-		if rules != nil {
-			crawlDelay = rules.CrawlDelay(r.agentToken)
+			o.next = time.Now().Add(r.hostDelay(crawlDelay))
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -49,10 +48,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 			r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
 			return o
 		case fetched && r.hostDelay(crawlDelay) > 0:
-			// The robots.txt request used the host's turn: come back after
-			// the delay.
-			o.next = time.Now().Add(r.hostDelay(crawlDelay))
-			o.retry = true
+			o.retry = true // come back once the host's turn comes again
 			return o
 		case !rules.Allowed(r.agentToken, e.URL):
 			r.stats.robotsBlocked.Add(1)
@@ -79,7 +75,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.stats.addError(ErrorKind(err))
 		r.log.Warn("fetch failed", "url", e.URL, "err", err)
 	} else {
-		r.readResponse(p, u, e, resp, &o)
+		r.readResponse(p, u, e, resp)
 	}
 	r.handle(ctx, p)
 	if !p.NoFollow || r.c.IgnoreNoFollow {
@@ -95,7 +91,7 @@ func (r *run) hostDelay(crawlDelay time.Duration) time.Duration {
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
 // the links and directives.
-func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response, o *outcome) {
+func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
 	r.stats.fetched.Add(1)
