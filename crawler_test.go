@@ -533,6 +533,34 @@ func TestDelayBetweenRequests(t *testing.T) {
 // A host that does not answer must not hold back the others: the slow
 // host's first page answers only once every page of the fast host has been
 // handled (or after 10 s, which fails the test).
+// robots.txt Crawl-delay is honoured even when the crawler's own delay is
+// off, and capped by MaxCrawlDelay.
+func TestCrawlDelay(t *testing.T) {
+	s := chainSite(t, 1) // /0, /0/x, /0/y and the 404 /1
+	s.set("/robots.txt", response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 0.2\n"})
+	c := fast(nil)
+	start := time.Now()
+	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	// robots.txt, then 4 pages, each 200 ms after the previous request.
+	if el := time.Since(start); el < 4*200*time.Millisecond || len(s.order) != 5 {
+		t.Errorf("%d requests in %v, want 5 spaced by the 200 ms Crawl-delay", len(s.order), el)
+	}
+
+	s.reset()
+	s.set("/robots.txt", response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 3600\n"})
+	c = fast(nil)
+	c.MaxCrawlDelay = 50 * time.Millisecond
+	start = time.Now()
+	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second || len(s.order) != 5 {
+		t.Errorf("an hour's Crawl-delay capped at 50 ms: %d requests in %v", len(s.order), el)
+	}
+}
+
 func TestSlowHostDoesNotSlowOthers(t *testing.T) {
 	release := make(chan struct{})
 	slow := newSite(t, map[string]response{
