@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,14 +13,44 @@ import (
 
 // ErrRobotsUnavailable is wrapped by the error [RobotsCache.Get] returns when a
 // host's robots.txt could not be had: a 5xx or 429 status, another unexpected
-// status, or a network error. Test for it with errors.Is.
+// status, or a network error. Test for it with errors.Is; errors.As with an
+// [*UnavailableError] tells when to ask again.
 var ErrRobotsUnavailable = errors.New("politeness: robots.txt unavailable")
 
 // Defaults of the [RobotsCache] fields.
 const (
-	DefaultRobotsTTL = 24 * time.Hour  // RobotsCache.TTL when 0
-	DefaultErrorTTL  = 1 * time.Minute // RobotsCache.ErrorTTL when 0
+	DefaultRobotsTTL   = 24 * time.Hour      // RobotsCache.TTL when 0
+	DefaultErrorTTL    = 1 * time.Minute     // RobotsCache.ErrorTTL when 0
+	DefaultMaxErrorTTL = 1 * time.Hour       // RobotsCache.MaxErrorTTL when 0
+	DefaultMaxOutage   = 30 * 24 * time.Hour // RobotsCache.MaxOutage when 0
 )
+
+// UnavailableError is the error of [RobotsCache.Get] for a robots.txt that
+// could not be had. It wraps [ErrRobotsUnavailable] and the cause.
+type UnavailableError struct {
+	URL      string    // the robots.txt URL
+	Status   int       // the status answered, or 0 for a network error
+	Err      error     // the network error, or nil
+	Failures int       // failed fetches in a row, this one included
+	Since    time.Time // when the first of them ended: the outage began
+	RetryAt  time.Time // when the cache fetches the file again
+}
+
+func (e *UnavailableError) Error() string {
+	cause := fmt.Sprintf("status %d", e.Status)
+	if e.Err != nil {
+		cause = e.Err.Error()
+	}
+	return fmt.Sprintf("%v: %s: %s (%d failures in a row)", ErrRobotsUnavailable, e.URL, cause, e.Failures)
+}
+
+// Unwrap returns ErrRobotsUnavailable and the network error, if any.
+func (e *UnavailableError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrRobotsUnavailable}
+	}
+	return []error{ErrRobotsUnavailable, e.Err}
+}
 
 // FetchFunc fetches one robots.txt URL and returns the final status and body.
 // It follows redirects itself (up to 5; after that it returns the last 3xx
@@ -33,6 +64,14 @@ type FetchFunc func(ctx context.Context, robotsURL string) (status int, body []b
 // not change after the first Get, and a RobotsCache must not be copied after
 // first use.
 //
+// A robots.txt that cannot be had (429, 5xx, network error) means "crawl
+// nothing there for now" (RFC 9309 section 2.3.1.4): Get answers
+// [DisallowAll] and asks again after ErrorTTL, doubled after each further
+// failure in a row up to MaxErrorTTL. Once an outage has lasted MaxOutage
+// (the RFC's example is 30 days), Get falls back to the last good copy of
+// the file, if it ever had one, while it keeps retrying; without one it keeps
+// disallowing, the cautious reading of the RFC.
+//
 // A RobotsCache is safe for concurrent use by multiple goroutines. It fetches
 // one origin's robots.txt at most once at a time: concurrent Gets for an origin
 // being fetched wait for that fetch. It keeps one entry per origin it was asked
@@ -45,9 +84,17 @@ type RobotsCache struct {
 	// TTL is how long a fetched robots.txt (2xx, or 3xx/4xx meaning allow
 	// all) is kept. If 0, DefaultRobotsTTL (24h) is used.
 	TTL time.Duration
-	// ErrorTTL is how long an unavailable result (5xx, 429, network error) is
-	// kept. If 0, DefaultErrorTTL (1 minute) is used.
+	// ErrorTTL is how long the first unavailable result (5xx, 429, network
+	// error) of an outage is kept; each further failure in a row doubles
+	// it. If 0, DefaultErrorTTL (1 minute) is used.
 	ErrorTTL time.Duration
+	// MaxErrorTTL caps the doubled ErrorTTL. If 0, DefaultMaxErrorTTL (1
+	// hour) is used.
+	MaxErrorTTL time.Duration
+	// MaxOutage is how long a robots.txt may stay unavailable before the
+	// last good copy is used again. If 0, DefaultMaxOutage (30 days) is
+	// used; a negative value never falls back.
+	MaxOutage time.Duration
 	// Now is the clock. If nil, time.Now is used.
 	Now func() time.Time
 
@@ -63,6 +110,11 @@ type cacheEntry struct {
 	robots  *Robots
 	err     error
 	expires time.Time
+
+	// History carried from the entry this one replaced.
+	lastGood  *Robots   // the last robots.txt had (2xx, 3xx, 4xx), or nil
+	failures  int       // unavailable results in a row, this one included
+	downSince time.Time // when the first of those failures ended
 }
 
 // Get returns the robots.txt rules for origin ("http://host[:port]" or
@@ -75,7 +127,8 @@ type cacheEntry struct {
 //   - 2xx: the parsed body, even when empty or not a robots.txt; kept for TTL.
 //   - 3xx (more than 5 redirects) and 4xx other than 429: [AllowAll]; kept for TTL.
 //   - 429, 5xx, any other status and network errors: [DisallowAll] and an
-//     error wrapping [ErrRobotsUnavailable]; kept for ErrorTTL.
+//     [*UnavailableError]; kept for ErrorTTL, backing off with each failure
+//     in a row; after MaxOutage the last good copy instead, without error.
 //
 // When ctx is done while this call fetches, nothing is cached; while it waits
 // for another call's fetch, it returns promptly. Either way it returns
@@ -90,6 +143,7 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 		now := c.now()
 		c.mu.Lock()
 		e := c.entries[key]
+		var prev *cacheEntry // an expired entry, whose history the new one takes over
 		if e != nil {
 			select {
 			case <-e.ready:
@@ -97,7 +151,7 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 					c.mu.Unlock()
 					return e.robots, false, e.err
 				}
-				e = nil // expired: replace it below
+				prev, e = e, nil // expired: replace it below
 			default:
 			}
 		}
@@ -114,6 +168,9 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 			}
 		}
 		e = &cacheEntry{ready: make(chan struct{})}
+		if prev != nil {
+			e.lastGood, e.failures, e.downSince = prev.lastGood, prev.failures, prev.downSince
+		}
 		if c.entries == nil {
 			c.entries = make(map[string]*cacheEntry)
 		}
@@ -124,7 +181,9 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 }
 
 // fetch runs Fetch for e, which Get has just put in the cache, and publishes
-// its result, or removes e when ctx ended the fetch or Fetch panicked.
+// its result, or removes e when ctx ended the fetch or Fetch panicked. A
+// replaced entry's history (last good copy, failures in a row) is lost then,
+// which only makes the next failure count as the first of an outage.
 func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Robots, bool, error) {
 	published := false
 	defer func() {
@@ -142,31 +201,47 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 	if err != nil && ctx.Err() != nil {
 		return disallowAll, true, context.Cause(ctx)
 	}
-	ttl := c.TTL
-	if ttl == 0 {
-		ttl = DefaultRobotsTTL
-	}
+	now := c.now()
 	switch {
 	case err != nil:
-		e.robots, e.err = disallowAll, fmt.Errorf("%w: %s: %w", ErrRobotsUnavailable, robotsURL, err)
 	case 200 <= status && status < 300:
 		e.robots = ParseRobots(body)
 	case 300 <= status && status < 500 && status != 429:
 		e.robots = allowAll
-	default:
-		e.robots, e.err = disallowAll, fmt.Errorf("%w: %s: status %d", ErrRobotsUnavailable, robotsURL, status)
 	}
-	if e.err != nil {
-		ttl = c.ErrorTTL
-		if ttl == 0 {
-			ttl = DefaultErrorTTL
-		}
+	if e.robots != nil {
+		e.lastGood, e.failures = e.robots, 0
+		e.expires = now.Add(cmp.Or(c.TTL, DefaultRobotsTTL))
+	} else {
+		c.unavailable(e, now, &UnavailableError{URL: robotsURL, Status: status, Err: err})
 	}
 	e.ok = true
-	e.expires = c.now().Add(ttl)
 	published = true
 	close(e.ready)
 	return e.robots, true, e.err
+}
+
+// unavailable records a failed fetch in e: the retry time backs off with
+// the failures in a row, and after MaxOutage the last good copy is served.
+func (c *RobotsCache) unavailable(e *cacheEntry, now time.Time, uerr *UnavailableError) {
+	if e.failures == 0 {
+		e.downSince = now
+	}
+	e.failures++
+	ttl := cmp.Or(c.ErrorTTL, DefaultErrorTTL)
+	maxTTL := cmp.Or(c.MaxErrorTTL, DefaultMaxErrorTTL)
+	for i := 1; i < e.failures && ttl < maxTTL; i++ {
+		ttl *= 2
+	}
+	e.expires = now.Add(min(ttl, max(maxTTL, c.ErrorTTL)))
+	uerr.Failures, uerr.Since, uerr.RetryAt = e.failures, e.downSince, e.expires
+
+	maxOutage := cmp.Or(c.MaxOutage, DefaultMaxOutage)
+	if e.lastGood != nil && maxOutage > 0 && now.Sub(e.downSince) >= maxOutage {
+		e.robots = e.lastGood // the outage is long: the last good copy stands
+		return
+	}
+	e.robots, e.err = disallowAll, uerr
 }
 
 // Len returns the number of origins in the cache, including fetches in flight

@@ -187,8 +187,7 @@ func TestRobotsCacheTTL(t *testing.T) {
 		{"default TTL", 200, 0, 0, DefaultRobotsTTL},
 		{"TTL", 200, time.Hour, 0, time.Hour},
 		{"default TTL for 404", 404, 0, 0, DefaultRobotsTTL},
-		{"default error TTL", 503, 0, 0, DefaultErrorTTL},
-		{"error TTL", 500, time.Hour, 10 * time.Second, 10 * time.Second},
+		{"TTL for 403", 403, 2 * time.Hour, time.Second, 2 * time.Hour},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,6 +218,96 @@ func TestRobotsCacheTTL(t *testing.T) {
 				t.Errorf("Len = %d, want 1 (expired entries replaced)", n)
 			}
 		})
+	}
+}
+
+// TestRobotsCacheBackoff: an unavailable robots.txt is asked for again
+// after ErrorTTL, doubled after each failure in a row up to MaxErrorTTL, and
+// a success ends the outage.
+func TestRobotsCacheBackoff(t *testing.T) {
+	var status atomic.Int64
+	status.Store(503)
+	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(int(status.Load()))
+		io.WriteString(w, disallowPrivate)
+	})
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: start}
+	c := &RobotsCache{Fetch: httpFetch(srv.Client()), ErrorTTL: 10 * time.Second, MaxErrorTTL: time.Minute, Now: clock.Now}
+	wantWaits := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute}
+	for i, wait := range wantWaits {
+		r, fetched, err := c.Get(context.Background(), srv.URL)
+		var uerr *UnavailableError
+		if !fetched || r != DisallowAll() || !errors.As(err, &uerr) {
+			t.Fatalf("failure %d: Get = %p, %v, %v", i+1, r, fetched, err)
+		}
+		if uerr.Failures != i+1 || !uerr.Since.Equal(start) || uerr.Status != 503 || !uerr.RetryAt.Equal(clock.Now().Add(wait)) {
+			t.Errorf("failure %d: %+v, want RetryAt now+%v", i+1, uerr, wait)
+		}
+		clock.Advance(wait - time.Nanosecond)
+		if _, fetched, err := c.Get(context.Background(), srv.URL); fetched || !errors.Is(err, ErrRobotsUnavailable) {
+			t.Errorf("failure %d: fetched again before RetryAt (err %v)", i+1, err)
+		}
+		clock.Advance(time.Nanosecond)
+	}
+	status.Store(200)
+	r, fetched, err := c.Get(context.Background(), srv.URL)
+	if !fetched || err != nil || r.Allowed(ua, "/private/x") || !r.Allowed(ua, "/x") {
+		t.Fatalf("after recovery: fetched %v, err %v", fetched, err)
+	}
+	// A new outage starts counting from one again.
+	status.Store(500)
+	clock.Advance(DefaultRobotsTTL)
+	_, _, err = c.Get(context.Background(), srv.URL)
+	var uerr *UnavailableError
+	if !errors.As(err, &uerr) || uerr.Failures != 1 || !uerr.RetryAt.Equal(clock.Now().Add(10*time.Second)) {
+		t.Errorf("new outage: %v", err)
+	}
+	if n := srv.requests.Load(); n != int64(len(wantWaits)+2) {
+		t.Errorf("server saw %d robots.txt requests, want %d", n, len(wantWaits)+2)
+	}
+}
+
+// TestRobotsCacheOutageFallback: after MaxOutage of unavailability the last
+// good copy is used again; without one, everything stays disallowed.
+func TestRobotsCacheOutageFallback(t *testing.T) {
+	var status atomic.Int64
+	status.Store(200)
+	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(int(status.Load()))
+		io.WriteString(w, disallowPrivate)
+	})
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: time.Hour, ErrorTTL: time.Hour, MaxErrorTTL: 6 * time.Hour,
+		MaxOutage: 48 * time.Hour, Now: clock.Now}
+	if _, _, err := c.Get(context.Background(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	status.Store(503)
+	clock.Advance(time.Hour)
+	outageStart := clock.Now()
+	for clock.Now().Sub(outageStart) < 48*time.Hour {
+		r, fetched, err := c.Get(context.Background(), srv.URL)
+		if !fetched || r != DisallowAll() || !errors.Is(err, ErrRobotsUnavailable) {
+			t.Fatalf("%v into the outage: Get = %p, %v, %v; want DisallowAll", clock.Now().Sub(outageStart), r, fetched, err)
+		}
+		var uerr *UnavailableError
+		errors.As(err, &uerr)
+		clock.t = uerr.RetryAt
+	}
+	r, fetched, err := c.Get(context.Background(), srv.URL)
+	if !fetched || err != nil || r == DisallowAll() || r.Allowed(ua, "/private/x") || !r.Allowed(ua, "/x") {
+		t.Fatalf("after MaxOutage: Get = %p, %v, %v; want the last good copy", r, fetched, err)
+	}
+
+	// Never had a copy: still disallowed after the outage.
+	c2 := &RobotsCache{Fetch: httpFetch(srv.Client()), ErrorTTL: time.Hour, MaxOutage: 2 * time.Hour, Now: clock.Now}
+	for range 5 {
+		r, _, err := c2.Get(context.Background(), srv.URL)
+		if r != DisallowAll() || err == nil {
+			t.Fatalf("no good copy: Get = %p, %v", r, err)
+		}
+		clock.Advance(24 * time.Hour)
 	}
 }
 
