@@ -47,8 +47,8 @@ func BenchmarkCrawl(b *testing.B) {
 func benchCrawler(b *testing.B, w *crawlertest.Web, budget int64) {
 	measure(b, func() int64 {
 		c := &crawler.Crawler{
-			Fetcher:  &crawler.HTTPFetcher{Client: w.Client()},
-			Delay:    -1,
+			Fetcher: &crawler.HTTPFetcher{Client: w.Client()},
+			Delay:   -1, DelayFactor: -1,
 			Workers:  32,
 			MaxPages: budget,
 		}

@@ -25,6 +25,23 @@ const (
 	DefaultDelay = time.Second
 	// DefaultMaxCrawlDelay caps a robots.txt Crawl-delay.
 	DefaultMaxCrawlDelay = 30 * time.Second
+	// DefaultDelayFactor is the multiple of a host's last response time
+	// waited before the next request to it (Heritrix uses 5, Mercator 10).
+	DefaultDelayFactor = 5.0
+	// DefaultMaxAdaptiveDelay caps DelayFactor × response time.
+	DefaultMaxAdaptiveDelay = 30 * time.Second
+	// DefaultMaxRetryAfter caps the wait a Retry-After header asks for.
+	DefaultMaxRetryAfter = 10 * time.Minute
+	// DefaultBackoff is the wait after a host's first failure in a row
+	// (429, 5xx, no response), doubled for each further one.
+	DefaultBackoff = 5 * time.Second
+	// DefaultMaxBackoff caps the doubled backoff.
+	DefaultMaxBackoff = 10 * time.Minute
+	// DefaultMaxHostFailures is how many failures in a row retire a host.
+	DefaultMaxHostFailures = 5
+	// DefaultMaxRetries is how often a URL whose request failed (429,
+	// 5xx, no response) is tried again.
+	DefaultMaxRetries = 2
 	// DefaultMaxRedirects is the longest redirect chain followed.
 	DefaultMaxRedirects = 10
 	// robotsMaxBytes is how much of a robots.txt is read (RFC 9309 asks
@@ -41,6 +58,9 @@ var (
 	ErrRunning          = errors.New("crawler: Run called while the crawler is running")
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
+	// ErrHostRetired is the Err of the pages of a host the crawl gave up
+	// on after MaxHostFailures failures in a row; they are not fetched.
+	ErrHostRetired = errors.New("crawler: host retired")
 )
 
 // Crawler crawls the web from seed URLs. Set its fields, then call Run. The
@@ -87,10 +107,45 @@ type Crawler struct {
 	// Delay is the least time between two requests to one host, counted
 	// from the end of the first. 0 means DefaultDelay; a negative value
 	// means no delay (for your own servers and tests only).
+	//
+	// The wait after a request is max(Delay, the robots.txt Crawl-delay
+	// capped at MaxCrawlDelay, DelayFactor × the response time capped at
+	// MaxAdaptiveDelay); after a failure (429, 5xx, no response) it is at
+	// least the backoff and what Retry-After asks for. See
+	// [politeness.Pacing].
 	Delay time.Duration
 	// MaxCrawlDelay caps the Crawl-delay of robots.txt. 0 means
 	// DefaultMaxCrawlDelay.
 	MaxCrawlDelay time.Duration
+	// DelayFactor is the multiple of a host's last response time waited
+	// before its next request, so that a host slowing down under load is
+	// visited less often. 0 means DefaultDelayFactor; negative, none.
+	DelayFactor float64
+	// MaxAdaptiveDelay caps DelayFactor × response time. 0 means
+	// DefaultMaxAdaptiveDelay.
+	MaxAdaptiveDelay time.Duration
+	// MaxRetryAfter caps the wait that a Retry-After header of a 429 or
+	// 5xx response asks for. 0 means DefaultMaxRetryAfter; negative
+	// ignores Retry-After (for your own servers and tests only).
+	MaxRetryAfter time.Duration
+	// Backoff is the least wait after a host's first failure in a row,
+	// doubled for each further one up to MaxBackoff. 0 means
+	// DefaultBackoff; negative, none.
+	Backoff time.Duration
+	// MaxBackoff caps the doubled Backoff. 0 means DefaultMaxBackoff.
+	MaxBackoff time.Duration
+	// MaxHostFailures is how many failures in a row (429, 5xx, no
+	// response, robots.txt unavailable) retire a host: its remaining URLs
+	// reach the Handler with ErrHostRetired, unfetched. 0 means
+	// DefaultMaxHostFailures; negative, never.
+	MaxHostFailures int
+	// MaxRetries is how often a URL whose request failed is tried again,
+	// after its host's backoff; each try counts against MaxPages. 0 means
+	// DefaultMaxRetries; negative, none.
+	MaxRetries int
+	// MaxRate bounds the requests per second of the whole crawl, robots.txt
+	// included. 0 means no bound beyond the per-host pacing.
+	MaxRate float64
 	// IgnoreRobots, if set, fetches without asking robots.txt.
 	IgnoreRobots bool
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
@@ -109,6 +164,7 @@ type Crawler struct {
 
 	running     atomic.Bool
 	stats       atomic.Pointer[counters]
+	hostStats   atomic.Pointer[hostTable]
 	madeFetcher *HTTPFetcher // the default Fetcher, once Run has made it
 }
 
@@ -120,6 +176,16 @@ func (c *Crawler) Stats() Stats {
 		return s.snapshot()
 	}
 	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}}
+}
+
+// HostStats returns the traffic accounting of every host contacted in the
+// current Run, or the last one once it has returned, sorted by host. It is
+// safe to call at any time, from any goroutine; it costs O(hosts).
+func (c *Crawler) HostStats() []HostStats {
+	if t := c.hostStats.Load(); t != nil {
+		return t.snapshot()
+	}
+	return nil
 }
 
 // Run crawls from the seeds until the frontier is exhausted, a budget
@@ -157,6 +223,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	r.scope = newScopeCheck(c.Scope, canonSeeds, canon.Host)
 
 	c.stats.Store(r.stats)
+	c.hostStats.Store(r.hostTab)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if r.fetcher == c.madeFetcher {
 		defer c.madeFetcher.CloseIdleConnections() // leave no idle connections behind
@@ -179,32 +246,33 @@ type run struct {
 	scope    *scopeCheck
 	log      *slog.Logger
 	stats    *counters
+	hostTab  *hostTable
 
 	userAgent, agentToken string
 	workers               int
-	delay, maxCrawlDelay  time.Duration
 	maxRedirects          int
+	maxRetries            int
+	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
 }
 
 func (c *Crawler) newRun(h Handler) *run {
 	r := &run{
-		c:             c,
-		handler:       h,
-		fetcher:       c.Fetcher,
-		frontier:      c.Frontier,
-		seen:          c.Seen,
-		canon:         c.Canon,
-		robots:        c.Robots,
-		log:           c.Logger,
-		stats:         &counters{start: time.Now()},
-		userAgent:     cmp.Or(c.UserAgent, DefaultUserAgent),
-		workers:       c.Workers,
-		delay:         c.Delay,
-		maxCrawlDelay: c.MaxCrawlDelay,
-		maxRedirects:  c.MaxRedirects,
-		hosts:         map[string]struct{}{},
+		c:            c,
+		handler:      h,
+		fetcher:      c.Fetcher,
+		frontier:     c.Frontier,
+		seen:         c.Seen,
+		canon:        c.Canon,
+		robots:       c.Robots,
+		log:          c.Logger,
+		stats:        &counters{start: time.Now()},
+		userAgent:    cmp.Or(c.UserAgent, DefaultUserAgent),
+		workers:      c.Workers,
+		maxRedirects: c.MaxRedirects,
+		hostTab:      newHostTable(c.pacing()),
+		hosts:        map[string]struct{}{},
 	}
 	if r.fetcher == nil {
 		c.madeFetcher = &HTTPFetcher{}
@@ -233,23 +301,40 @@ func (c *Crawler) newRun(h Handler) *run {
 	if r.workers <= 0 {
 		r.workers = DefaultWorkers
 	}
-	switch {
-	case r.delay == 0:
-		r.delay = DefaultDelay
-	case r.delay < 0:
-		r.delay = 0
-	}
-	if r.maxCrawlDelay <= 0 {
-		r.maxCrawlDelay = DefaultMaxCrawlDelay
-	}
-	switch {
-	case r.maxRedirects == 0:
-		r.maxRedirects = DefaultMaxRedirects
-	case r.maxRedirects < 0:
-		r.maxRedirects = 0
+	r.maxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
+	r.maxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
+	if c.MaxRate > 0 {
+		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	r.agentToken = productToken(r.userAgent)
 	return r
+}
+
+// pacing is the per-host pacing policy the fields describe, defaults
+// filled in.
+func (c *Crawler) pacing() politeness.Pacing {
+	return politeness.Pacing{
+		MinDelay:         orDefault(c.Delay, DefaultDelay),
+		MaxCrawlDelay:    cmp.Or(max(c.MaxCrawlDelay, 0), DefaultMaxCrawlDelay),
+		DelayFactor:      orDefault(c.DelayFactor, DefaultDelayFactor),
+		MaxAdaptiveDelay: cmp.Or(max(c.MaxAdaptiveDelay, 0), DefaultMaxAdaptiveDelay),
+		MaxRetryAfter:    orDefault(c.MaxRetryAfter, DefaultMaxRetryAfter),
+		BackoffBase:      orDefault(c.Backoff, DefaultBackoff),
+		MaxBackoff:       cmp.Or(max(c.MaxBackoff, 0), DefaultMaxBackoff),
+		MaxFailures:      orDefault(c.MaxHostFailures, DefaultMaxHostFailures),
+	}
+}
+
+// orDefault reads a field where 0 means def and a negative value means
+// off (0).
+func orDefault[T int | float64 | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // productToken is the name part of a User-Agent ("crawler" from
@@ -322,14 +407,23 @@ func (r *run) loop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	var nextSlot time.Time // MaxRate: the earliest time the next URL may be handed out
 	var err error
 	for err == nil {
 		var wake time.Time
 		for inflight < r.workers && budgetLeft() {
-			e, ok, w := r.frontier.Next(time.Now())
+			now := time.Now()
+			if r.rateInterval > 0 && now.Before(nextSlot) {
+				wake = nextSlot
+				break
+			}
+			e, ok, w := r.frontier.Next(now)
 			if !ok {
 				wake = w
 				break
+			}
+			if r.rateInterval > 0 {
+				nextSlot = now.Add(r.rateInterval)
 			}
 			inflight++
 			jobs <- e

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ type response struct {
 	header map[string]string
 	delay  time.Duration
 	wait   chan struct{} // if set, the answer waits for it to close (at most 10 s)
+	then   *response     // if set, the path answers this from the next request on
 }
 
 func newSite(t *testing.T, pages map[string]response) *site {
@@ -52,6 +54,9 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	s.counts[key]++
 	s.order = append(s.order, key)
 	resp, ok := s.pages[key]
+	if ok && resp.then != nil {
+		s.pages[key] = *resp.then
+	}
 	s.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
@@ -156,6 +161,13 @@ func (c *collect) Handle(_ context.Context, p *crawler.Page) error {
 	return nil
 }
 
+// page returns the page handled for u, or nil.
+func (c *collect) page(u string) *crawler.Page {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pages[u]
+}
+
 func (c *collect) urls() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -186,8 +198,11 @@ func noLeak(t *testing.T) {
 }
 
 // fast returns a Crawler for tests: no delay, a few workers.
+// fast is a Crawler for tests on loopback: no delays (fixed or adaptive),
+// no backoff, and an unavailable robots.txt retried after a millisecond.
 func fast(h crawler.Handler) *crawler.Crawler {
-	return &crawler.Crawler{Handler: h, Delay: -1, Workers: 4}
+	return &crawler.Crawler{Handler: h, Delay: -1, DelayFactor: -1, Backoff: -1, Workers: 4,
+		Robots: &politeness.RobotsCache{ErrorTTL: time.Millisecond}}
 }
 
 func TestCrawlSmallSite(t *testing.T) {
@@ -348,20 +363,63 @@ func TestRobotsObeyed(t *testing.T) {
 	}
 }
 
-func TestRobotsUnavailableSkipsHost(t *testing.T) {
+// A robots.txt that answers 5xx means crawl nothing there for now: the
+// host's URLs wait while robots.txt is asked again with backoff, and after
+// MaxHostFailures failures in a row the host is retired: its URLs reach the
+// handler unfetched, with ErrHostRetired.
+func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 	s := newSite(t, map[string]response{
 		"/robots.txt": {status: 503},
 		"/":           html("/a"),
 	})
-	c := fast(nil)
+	var got collect
+	c := fast(&got)
+	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
+	c.Backoff, c.MaxHostFailures = time.Millisecond, 3
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.requests(); got["/"] != 0 || got["/robots.txt"] != 1 {
-		t.Errorf("requests = %v: a host whose robots.txt answers 5xx must not be crawled", got)
+	if req := s.requests(); req["/"] != 0 || req["/robots.txt"] != 3 {
+		t.Errorf("requests = %v: want robots.txt 3 times, then the host retired, no page fetched", req)
 	}
-	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 {
-		t.Errorf("errors = %v", st.Errors)
+	st := c.Stats()
+	if st.Errors[crawler.KindRobotsUnavailable] != 3 || st.Errors[crawler.KindHostRetired] != 1 || st.HostsRetired != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	p := got.page(s.URL + "/")
+	if p == nil || !errors.Is(p.Err, crawler.ErrHostRetired) || !strings.Contains(p.Err.Error(), "3 failures in a row") {
+		t.Errorf("page = %+v: want ErrHostRetired naming the failures", p)
+	}
+	hs := c.HostStats()
+	if len(hs) != 1 || hs[0].RobotsRequests != 3 || hs[0].Requests != 0 || hs[0].Errors != 3 || hs[0].Retired == "" {
+		t.Errorf("HostStats = %+v", hs)
+	}
+}
+
+// A robots.txt that fails, then recovers: the URLs waited, and are fetched
+// under the rules once the file is had.
+func TestRobotsUnavailableThenRecovers(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {status: 500, then: &response{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"}},
+		"/":           html("/a", "/private"),
+		"/a":          html(),
+		"/private":    html(),
+	})
+	var got collect
+	c := fast(&got)
+	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
+	c.Backoff = time.Millisecond
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if req := s.requests(); req["/robots.txt"] != 2 || req["/"] != 1 || req["/a"] != 1 || req["/private"] != 0 {
+		t.Errorf("requests = %v", req)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.HostsRetired != 0 || st.RobotsBlocked != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if p := got.page(s.URL + "/"); p == nil || p.Err != nil || p.Status != 200 {
+		t.Errorf("the deferred page: %+v", p)
 	}
 }
 
@@ -684,14 +742,17 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 	}
 	p := got.pages[deadURL+"/gone"]
 	var fe *crawler.FetchError
-	// The dead host's robots.txt is what fails first: the page is tried,
-	// not fetched, and the handler learns why.
+	// The dead host's robots.txt is what fails: asked for until the host
+	// is retired, the page is tried, not fetched, and the handler learns
+	// why, down to the refused connection.
 	if p == nil || !errors.As(p.Err, &fe) || !errors.Is(p.Err, politeness.ErrRobotsUnavailable) ||
-		crawler.ErrorKind(p.Err) != crawler.KindRefused || p.Status != 0 || p.Referrer != s.URL+"/" {
+		!errors.Is(p.Err, crawler.ErrHostRetired) || !errors.Is(p.Err, syscall.ECONNREFUSED) ||
+		crawler.ErrorKind(p.Err) != crawler.KindHostRetired || p.Status != 0 || p.Referrer != s.URL+"/" {
 		t.Fatalf("page of a dead host = %+v", p)
 	}
-	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.Requests != 1 {
-		t.Errorf("stats = %+v, want one robots-unavailable error and only the live page requested", st)
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != crawler.DefaultMaxHostFailures || st.Requests != 1 ||
+		st.HostsRetired != 1 {
+		t.Errorf("stats = %+v, want %d robots-unavailable errors and only the live page requested", st, crawler.DefaultMaxHostFailures)
 	}
 
 	c = fast(&collect{})
@@ -699,8 +760,9 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 	if err := c.Run(context.Background(), deadURL+"/gone"); err != nil {
 		t.Fatal(err)
 	}
-	if st := c.Stats(); st.Errors[crawler.KindRefused] != 1 || st.Requests != 1 || st.Fetched != 0 {
-		t.Errorf("stats = %+v, want one refused fetch", st)
+	want := int64(1 + crawler.DefaultMaxRetries)
+	if st := c.Stats(); st.Errors[crawler.KindRefused] != want || st.Requests != want || st.Retries != want-1 || st.Fetched != 0 {
+		t.Errorf("stats = %+v, want %d refused fetches (retries included)", st, want)
 	}
 }
 

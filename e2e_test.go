@@ -12,16 +12,17 @@ import (
 	"crawler/seen"
 )
 
-// crawlWeb crawls a crawlertest web with a fast crawler and returns the
-// crawler and the pages its handler saw.
+// crawlWeb crawls a crawlertest web with a fast crawler (no politeness
+// delays) and returns the crawler and the pages its handler saw.
 func crawlWeb(t *testing.T, w *crawlertest.Web, configure func(*crawler.Crawler)) (*crawler.Crawler, *collect) {
 	t.Helper()
 	got := new(collect)
 	c := &crawler.Crawler{
-		Handler: got,
-		Fetcher: &crawler.HTTPFetcher{Client: w.Client()},
-		Delay:   -1,
-		Workers: 32,
+		Handler:     got,
+		Fetcher:     &crawler.HTTPFetcher{Client: w.Client()},
+		Delay:       -1,
+		DelayFactor: -1,
+		Workers:     32,
 	}
 	if configure != nil {
 		configure(c)

@@ -24,13 +24,14 @@ const (
 	KindCanceled          = "canceled"           // the crawl was cancelled during the fetch
 	KindTooManyRedirects  = "too-many-redirects" // a redirect chain went past MaxRedirects
 	KindBadRedirect       = "bad-redirect"       // a redirect without a usable Location
-	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host skipped for now
+	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
+	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed MaxHostFailures times in a row
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 	KindOther             = "other"              // anything else
 )
 
 var errorKinds = [...]string{KindTimeout, KindDNS, KindRefused, KindReset, KindTLS, KindCanceled,
-	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHandler, KindOther}
+	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler, KindOther}
 
 // ErrorKind classifies a fetch error into one of the Kind constants.
 func ErrorKind(err error) string {
@@ -43,6 +44,8 @@ func ErrorKind(err error) string {
 		return KindTooManyRedirects
 	case errors.Is(err, ErrBadRedirect):
 		return KindBadRedirect
+	case errors.Is(err, ErrHostRetired):
+		return KindHostRetired
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -73,6 +76,8 @@ type Stats struct {
 	Truncated     int64            // bodies cut at the size cap
 	RobotsFetched int64            // robots.txt requests
 	RobotsBlocked int64            // URLs not fetched because robots.txt disallows them
+	Retries       int64            // failed requests (429, 5xx, no response) whose URL was tried again
+	HostsRetired  int64            // hosts given up after MaxHostFailures failures in a row
 	Duplicates    int64            // links to URLs already seen
 	OutOfScope    int64            // links dropped by Scope (hosts, depth, predicate)
 	BadLinks      int64            // links that were not valid http(s) URLs
@@ -138,6 +143,8 @@ type counters struct {
 	truncated     atomic.Int64
 	robotsFetched atomic.Int64
 	robotsBlocked atomic.Int64
+	retries       atomic.Int64
+	hostsRetired  atomic.Int64
 	duplicates    atomic.Int64
 	outOfScope    atomic.Int64
 	badLinks      atomic.Int64
@@ -174,6 +181,8 @@ func (c *counters) snapshot() Stats {
 		Truncated:     c.truncated.Load(),
 		RobotsFetched: c.robotsFetched.Load(),
 		RobotsBlocked: c.robotsBlocked.Load(),
+		Retries:       c.retries.Load(),
+		HostsRetired:  c.hostsRetired.Load(),
 		Duplicates:    c.duplicates.Load(),
 		OutOfScope:    c.outOfScope.Load(),
 		BadLinks:      c.badLinks.Load(),

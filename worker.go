@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -26,33 +27,15 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
 		return o
 	}
+	if reason := r.hostTab.retired(e.Host); reason != "" {
+		r.skipRetired(ctx, e, errors.New(reason))
+		return o
+	}
 
 	crawlDelay := time.Duration(0)
 	if !r.c.IgnoreRobots {
-		rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host) // rules is never nil
-		crawlDelay = rules.CrawlDelay(r.agentToken)
-		if fetched {
-			// The robots.txt request used the host's turn.
-			r.stats.robotsFetched.Add(1)
-			o.next = time.Now().Add(r.hostDelay(crawlDelay))
-		}
-		switch {
-		case ctx.Err() != nil:
-			o.retry = true
-			return o
-		case err != nil:
-			// Unreachable or failing: RFC 9309 says crawl nothing there for
-			// now. The page was tried, so its handler hears why.
-			r.stats.addError(KindRobotsUnavailable)
-			r.log.Warn("robots.txt unavailable: URL skipped", "url", e.URL, "err", err)
-			r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
-			return o
-		case fetched && r.hostDelay(crawlDelay) > 0:
-			o.retry = true // come back once the host's turn comes again
-			return o
-		case !rules.Allowed(r.agentToken, e.URL):
-			r.stats.robotsBlocked.Add(1)
-			r.log.Debug("disallowed by robots.txt", "url", e.URL)
+		var done bool
+		if crawlDelay, done = r.checkRobots(ctx, u, &o); done {
 			return o
 		}
 	}
@@ -61,11 +44,38 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	r.stats.requests.Add(1)
 	start := time.Now()
 	resp, err := r.fetcher.Fetch(ctx, &Request{URL: e.URL, UserAgent: r.userAgent})
-	o.next = time.Now().Add(r.hostDelay(crawlDelay))
 	if err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
 		r.stats.requests.Add(-1)
+		return o
+	}
+	end := time.Now()
+	pace := politeness.Outcome{Err: err, Duration: end.Sub(start), CrawlDelay: crawlDelay}
+	var bodyBytes int64
+	if resp != nil {
+		pace.Status, pace.RetryAfter, pace.Duration = resp.Status, resp.Header.Get("Retry-After"), resp.Duration
+		bodyBytes = int64(len(resp.Body))
+	}
+	var retired string
+	o.next, retired = r.hostTab.record(e.Host, false, bodyBytes, end, pace)
+	if retired != "" && pace.Failed() {
+		r.stats.hostsRetired.Add(1)
+		r.log.Warn("host retired", "host", e.Host, "reason", retired)
+	}
+
+	if pace.Failed() && e.Tries < r.maxRetries && retired == "" {
+		// 429, 5xx or no response: the host's backoff applies, then the
+		// URL is tried again. The handler hears of it only at the end.
+		o.retry = true
+		o.entry.Tries++
+		r.stats.retries.Add(1)
+		if resp != nil {
+			r.countResponse(resp)
+		} else {
+			r.stats.addError(ErrorKind(err))
+		}
+		r.log.Debug("request failed, will retry", "url", e.URL, "status", pace.Status, "err", err, "tries", o.entry.Tries)
 		return o
 	}
 
@@ -84,9 +94,69 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	return o
 }
 
-// hostDelay is the wait before the next request to a host.
-func (r *run) hostDelay(crawlDelay time.Duration) time.Duration {
-	return politeness.HostDelay(r.delay, crawlDelay, r.maxCrawlDelay)
+// checkRobots asks robots.txt whether e may be fetched, fetching the file
+// if needed, and sets o for the scheduler. done reports that the entry's
+// processing ends here (disallowed, deferred, or the file's request took
+// the host's turn). crawlDelay is the host's Crawl-delay for this crawler.
+func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDelay time.Duration, done bool) {
+	e := o.entry
+	start := time.Now()
+	rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host) // rules is never nil
+	crawlDelay = rules.CrawlDelay(r.agentToken)
+	if ctx.Err() != nil {
+		o.retry = true
+		return crawlDelay, true
+	}
+	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
+	if fetched {
+		// The robots.txt request used the host's turn.
+		r.stats.robotsFetched.Add(1)
+		end := time.Now()
+		pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: crawlDelay}
+		if unavailable {
+			pace.Status, pace.Err = uerr.Status, uerr.Err
+			r.stats.addError(KindRobotsUnavailable)
+			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
+		}
+		var retired string
+		o.next, retired = r.hostTab.record(e.Host, true, 0, end, pace)
+		if retired != "" && unavailable {
+			r.stats.hostsRetired.Add(1)
+			r.log.Warn("host retired", "host", e.Host, "reason", retired)
+			r.skipRetired(ctx, e, err)
+			return crawlDelay, true
+		}
+	}
+	switch {
+	case unavailable:
+		// RFC 9309: crawl nothing there for now. The URL waits for the
+		// next try of robots.txt, keeping its place.
+		o.retry = true
+		if uerr.RetryAt.After(o.next) {
+			o.next = uerr.RetryAt
+		}
+		return crawlDelay, true
+	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
+		r.stats.addError(KindOther)
+		r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
+		return crawlDelay, true
+	case fetched && o.next.After(time.Now()):
+		o.retry = true // come back once the host's turn comes again
+		return crawlDelay, true
+	case !rules.Allowed(r.agentToken, e.URL):
+		r.stats.robotsBlocked.Add(1)
+		r.log.Debug("disallowed by robots.txt", "url", e.URL)
+		return crawlDelay, true
+	}
+	return crawlDelay, false
+}
+
+// skipRetired reports e, unfetched, to the handler: its host is retired,
+// for the reason or the last failure cause.
+func (r *run) skipRetired(ctx context.Context, e frontier.Entry, cause error) {
+	r.stats.addError(KindHostRetired)
+	r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer,
+		Err: fmt.Errorf("%w: %s: %w", ErrHostRetired, e.Host, cause), FetchedAt: time.Now()})
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
@@ -94,12 +164,7 @@ func (r *run) hostDelay(crawlDelay time.Duration) time.Duration {
 func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
-	r.stats.fetched.Add(1)
-	r.stats.bytes.Add(int64(len(resp.Body)))
-	r.stats.addStatus(resp.Status)
-	if resp.Truncated {
-		r.stats.truncated.Add(1)
-	}
+	r.countResponse(resp)
 	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
 
 	if isRedirect(resp.Status) {
@@ -152,6 +217,16 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 		}
 		dedup[l] = struct{}{}
 		p.Links = append(p.Links, l)
+	}
+}
+
+// countResponse adds a response to the counters.
+func (r *run) countResponse(resp *Response) {
+	r.stats.fetched.Add(1)
+	r.stats.bytes.Add(int64(len(resp.Body)))
+	r.stats.addStatus(resp.Status)
+	if resp.Truncated {
+		r.stats.truncated.Add(1)
 	}
 }
 

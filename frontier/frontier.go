@@ -27,6 +27,7 @@ type Entry struct {
 	Depth    int    // link distance from a seed (seeds: 0); a redirect keeps its source's depth
 	Hops     int    // redirects followed to reach URL
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
+	Tries    int    // requests for URL that failed and were retried (429, 5xx, network errors)
 
 	seq uint64 // order of Push, kept by FIFO so that a retried entry keeps its place
 }
@@ -37,8 +38,10 @@ type Result struct {
 	// (politeness). The zero time means at once.
 	Next time.Time
 	// Retry reports that the entry was not processed (for example because
-	// the host's robots.txt had to be fetched first) and must be handed out
-	// again, in its place among the other URLs of its host.
+	// the host's robots.txt had to be fetched first, or the host asked to be
+	// left alone for a while) and must be handed out again, in its place
+	// among the other URLs of its host. The entry given to Done is the one
+	// to keep: the crawler may have updated its Tries.
 	Retry bool
 	// Links holds the fingerprints of the page's out-links, already seen or
 	// not. Importance-based frontiers spend credit on them; FIFO ignores
