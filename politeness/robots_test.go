@@ -19,7 +19,8 @@ type robotsCase struct {
 	want   bool
 }
 
-// robotsCases are this package's own cases.
+// robotsCases are this package's own cases; rfc9309Cases (rfc9309_test.go)
+// are written from the RFC's text.
 var robotsCases = []robotsCase{
 	{"empty body", "", "", "/a", true},
 	{"html body", "<html><body>Not found</body></html>", "", "/a", true},
@@ -110,10 +111,10 @@ var robotsCases = []robotsCase{
 	{"was gap: tie across merged groups goes to allow", "User-agent: crawler\nDisallow: /p\n\nUser-agent: crawler\nAllow: /p\n", "", "/p", true},
 }
 
-// TestAllowed is parse+match over robotsCases.
+// TestAllowed is parse+match over robotsCases and rfc9309Cases.
 func TestAllowed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, tt := range robotsCases {
+	for _, tt := range slices.Concat(robotsCases, rfc9309Cases) {
 		if seen[tt.name] {
 			t.Errorf("duplicate case name %q", tt.name)
 		}
