@@ -313,7 +313,9 @@ func TestHostDelay(t *testing.T) {
 // FuzzParseRobots checks, for any body and target: no panic; /robots.txt is
 // always allowed; answers are deterministic; CrawlDelay is within bounds;
 // rules for another agent and comments change nothing; and a file without
-// rules allows everything.
+// rules allows everything. Then it builds a "*" group from the body's lines
+// (each as an Allow or a Disallow pattern) and checks Allowed against
+// refAllowed, a slow regexp-based reference matcher.
 func FuzzParseRobots(f *testing.F) {
 	for _, s := range []string{
 		"",
@@ -357,6 +359,33 @@ func FuzzParseRobots(f *testing.F) {
 			if _, ok := targetPath(target); ok {
 				t.Fatalf("Allowed(%q) = false without any rule in %q", target, body)
 			}
+		}
+
+		// Differential: the body's lines as patterns, against refAllowed.
+		path := "/" + strings.SplitN(target, "#", 2)[0]
+		var rules []refRule
+		var b strings.Builder
+		b.WriteString("User-agent: *\n")
+		for i, line := range strings.FieldsFunc(string(body), func(c rune) bool { return c == '\n' || c == '\r' || c == '#' }) {
+			line = strings.Trim(line, asciiSpace)
+			if line == "" || len(rules) == 50 {
+				continue
+			}
+			rr := refRule{allow: i%2 == 0, pattern: line}
+			rules = append(rules, rr)
+			if rr.allow {
+				b.WriteString("Allow: ")
+			} else {
+				b.WriteString("Disallow: ")
+			}
+			b.WriteString(line + "\n")
+		}
+		want, ok := refAllowed(rules, path)
+		if !ok {
+			return // a pattern too large for the regexp package
+		}
+		if got := ParseRobots([]byte(b.String())).Allowed(ua, path); got != want {
+			t.Fatalf("Allowed(%q) = %v, reference says %v\nrobots.txt:\n%s", path, got, want, b.String())
 		}
 	})
 }
