@@ -98,5 +98,9 @@
 // used: it matched '*' patterns anywhere in the path, took '$' anywhere as an
 // anchor, measured rule length on its regular expressions, did not normalize
 // percent-encoding, broke ties across merged groups by file order, and
-// prefix-matched agent names, among others.
+// prefix-matched agent names, among others. On this package's case table it
+// gives the answer of RFC 9309 (and of the choices above) in 208 of 283 cases;
+// see
+//
+//	go test -run TestTemotoComparison -v ./politeness
 package politeness

@@ -48,7 +48,7 @@ func only(pattern string) string { return "User-agent: *\nDisallow: /\nAllow: " 
 // the user-agent (2.2.1), allow/disallow (2.2.2, with its table of encodings)
 // and special-character (2.2.3, with its tables) sections, and the examples of
 // section 5; plus the choices the package documentation makes where the RFC
-// is silent.
+// is silent. TestTemotoComparison runs them against temoto too.
 var rfc9309Cases = []robotsCase{
 	// 5.1 Simple example.
 	{"5.1 star: /example/ disallowed", rfc51, "otherbot/1.0", "/example/x", false},
