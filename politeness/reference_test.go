@@ -2,6 +2,7 @@ package politeness
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -101,6 +102,41 @@ func TestRefAllowed(t *testing.T) {
 	} {
 		if got, _ := refAllowed(tt.rules, tt.path); got != tt.want {
 			t.Errorf("refAllowed(%v, %q) = %v, want %v", tt.rules, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestAllowedVersusReference(t *testing.T) {
+	// Random small patterns and paths over an alphabet dense in special
+	// characters and escapes, against refAllowed. Deterministic: fixed seed.
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "/ab*$%2A4E7e~?"
+	word := func(n int) string {
+		b := make([]byte, rng.IntN(n+1))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		var rules []refRule
+		body := "User-agent: *\n"
+		for range rng.IntN(5) {
+			rr := refRule{allow: rng.IntN(2) == 0, pattern: word(8)}
+			if rr.pattern == "" {
+				continue
+			}
+			rules = append(rules, rr)
+			if rr.allow {
+				body += "Allow: " + rr.pattern + "\n"
+			} else {
+				body += "Disallow: " + rr.pattern + "\n"
+			}
+		}
+		path := "/" + word(10)
+		want, _ := refAllowed(rules, path)
+		if got := ParseRobots([]byte(body)).Allowed(ua, path); got != want {
+			t.Fatalf("Allowed(%q) = %v, reference says %v\nrobots.txt:\n%s", path, got, want, body)
 		}
 	}
 }
