@@ -58,9 +58,9 @@ func (s *ruleSet) allowed(target string) bool {
 	return allow
 }
 
-// rule is one Allow or Disallow line, its pattern normalized (see normalize):
-// a raw '*' in it is a wildcard, and a '$' ending the written pattern is
-// recorded as anchored and removed.
+// rule is one Allow or Disallow line, its pattern normalized (see
+// appendNormalized): a raw '*' in it is a wildcard, and a '$' ending the
+// written pattern is recorded as anchored and removed.
 type rule struct {
 	allow    bool
 	anchored bool     // the pattern ended with '$': it must match the whole target
@@ -86,8 +86,8 @@ func DisallowAll() *Robots { return disallowAll }
 // ParseRobots parses a robots.txt body as RFC 9309 defines it. It never fails:
 // lines it does not understand are skipped and every valid line is kept, so an
 // empty or HTML body allows everything. At most [MaxRobotsSize] bytes are read.
-// The cost is linear in the body size (plus sorting each agent's rules); body
-// is not retained.
+// The cost is linear in the body size (plus sorting each group's rules); body
+// is not retained. It is safe to call concurrently.
 //
 // Lines are "key: value" (the colon may be replaced by white space); keys are
 // case-insensitive and a few common misspellings are accepted ("useragent",
