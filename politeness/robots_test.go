@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -398,4 +399,23 @@ func hasRule(body []byte) bool {
 		}
 	}
 	return false
+}
+
+func TestRobotsConcurrent(t *testing.T) {
+	// Robots is read-only after parsing: concurrent use is race-free (run
+	// with -race) and gives the answers of sequential use.
+	r := ParseRobots([]byte("User-agent: *\nDisallow: /a\nAllow: /a/*.css$\nCrawl-delay: 2\nSitemap: https://h/s.xml\n\nUser-agent: crawler\nUser-agent: crawler\nDisallow: /b%7e\n"))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if r.Allowed("otherbot", "/a/x.css") != true || r.Allowed("otherbot", "https://h/a/x") != false ||
+					r.Allowed(ua, "/b~c") != false || r.CrawlDelay("OtherBot") != 2*time.Second || len(r.Sitemaps()) != 1 {
+					t.Errorf("goroutine %d: wrong answer", i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
