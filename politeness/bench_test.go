@@ -52,6 +52,24 @@ func BenchmarkAllowed(b *testing.B) {
 	}
 }
 
+// BenchmarkAllowedPathological matches a pattern of many wildcards against a
+// long path it almost matches: the cost must stay near linear in the path.
+func BenchmarkAllowedPathological(b *testing.B) {
+	r := ParseRobots([]byte("User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n"))
+	for _, n := range []int{1 << 10, 64 << 10} {
+		target := "/" + strings.Repeat("a", n)
+		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !r.Allowed(ua, target) {
+					b.Fatal("matched")
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkRobotsCacheGetHit(b *testing.B) {
 	c := &RobotsCache{Fetch: func(context.Context, string) (int, []byte, error) {
 		return 200, benchRobots(), nil

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/temoto/robotstxt"
 )
 
 // MaxRobotsSize is the number of bytes of a robots.txt body that [ParseRobots]
@@ -26,9 +24,48 @@ const maxCrawlDelay = 24 * time.Hour
 // allows everything. Obtain one from [ParseRobots], [AllowAll], [DisallowAll]
 // or [RobotsCache.Get].
 type Robots struct {
-	data     *robotstxt.RobotsData // nil: no rules, everything allowed
+	agents   map[string]*ruleSet // by product token (lowercase); nil if none
+	star     *ruleSet            // the merged "*" groups; nil if none
 	sitemaps []string
 	denyAll  bool
+}
+
+// ruleSet is the merged groups naming one agent: the rules of each group
+// with rules, sorted longest first, Allow before Disallow among equally long
+// rules, so that the first rule of a group matching a target is the group's
+// best match.
+type ruleSet struct {
+	groups [][]rule
+	delay  time.Duration // the last valid Crawl-delay; 0 if none
+}
+
+// allowed reports whether the rules allow target, a normalized path and query:
+// the longest matching rule decides, Allow winning a tie.
+func (s *ruleSet) allowed(target string) bool {
+	best, allow := 0, true
+	for _, rules := range s.groups {
+		for i := range rules {
+			ru := &rules[i]
+			if ru.length < best || ru.length == best && (allow || !ru.allow) {
+				break // no later rule of this group can win
+			}
+			if ru.match(target) {
+				best, allow = ru.length, ru.allow
+				break
+			}
+		}
+	}
+	return allow
+}
+
+// rule is one Allow or Disallow line, its pattern normalized (see
+// appendNormalized): a raw '*' in it is a wildcard, and a '$' ending the
+// written pattern is recorded as anchored and removed.
+type rule struct {
+	allow    bool
+	anchored bool     // the pattern ended with '$': it must match the whole target
+	length   int      // the normalized pattern's length, '*' and the final '$' counted
+	segs     []string // the pattern split at '*': segs[0] is a prefix of the target
 }
 
 var (
@@ -46,35 +83,21 @@ func AllowAll() *Robots { return allowAll }
 // It returns the same shared, immutable value on every call.
 func DisallowAll() *Robots { return disallowAll }
 
-// ParseRobots parses a robots.txt body. It never fails: lines it does not
-// understand are skipped and every valid line is kept, so an empty or HTML body
-// allows everything. At most [MaxRobotsSize] bytes are read. The cost is linear
-// in the body size plus one regular expression compiled per rule that holds a
-// wildcard ('*' inside or '$'). body is not retained.
+// ParseRobots parses a robots.txt body as RFC 9309 defines it. It never fails:
+// lines it does not understand are skipped and every valid line is kept, so an
+// empty or HTML body allows everything. At most [MaxRobotsSize] bytes are read.
+// The cost is linear in the body size (plus sorting each group's rules); body
+// is not retained. It is safe to call concurrently.
 //
 // Lines are "key: value" (the colon may be replaced by white space); keys are
 // case-insensitive and a few common misspellings are accepted ("useragent",
-// "disalow", "crawldelay", ...). Rules and Crawl-delay lines before the first
-// User-agent line are ignored. Non-ASCII bytes, spaces and control characters in
-// a path pattern are percent-encoded, as they are in the targets given to
-// [Robots.Allowed]. See the package documentation for how matching works and
-// where it still differs from RFC 9309.
+// "disalow", "crawldelay", ...). '#' starts a comment anywhere in a line.
+// Rules and Crawl-delay lines before the first User-agent line are ignored. See
+// the package documentation for how groups are formed and rules match.
 func ParseRobots(body []byte) *Robots {
-	body = truncate(body)
-	clean, sitemaps, rules := sanitize(body)
-	if rules == 0 {
-		if len(sitemaps) == 0 {
-			return allowAll
-		}
-		return &Robots{sitemaps: sitemaps}
-	}
-	data, err := robotstxt.FromBytes(clean)
-	if err != nil {
-		// Unreachable: sanitize removes every cause of error temoto v1.1.2
-		// has. Fail closed should a later version add one.
-		return disallowAll
-	}
-	return &Robots{data: data, sitemaps: sitemaps}
+	p := parser{}
+	p.parse(truncate(body))
+	return p.build()
 }
 
 // Allowed reports whether userAgent may fetch target. target is a path with an
@@ -84,13 +107,14 @@ func ParseRobots(body []byte) *Robots {
 //
 // The group of rules is chosen by the product token of userAgent, the leading
 // run of letters, '_' and '-', so "crawler" for
-// "Crawler/0.1 (+https://example.com/bot)": the group naming that token
-// (case-insensitively, exactly) applies, else the "*" group, else nothing is
+// "Crawler/0.1 (+https://example.com/bot)": the groups naming that token
+// (case-insensitively, exactly) apply, else the "*" groups, else nothing is
 // disallowed. See the package documentation for how rules match.
 //
-// The cost is O(groups + rules of the group), each rule holding a wildcard
-// being a regular-expression match; it allocates only when target is an
-// absolute URL or needs escaping.
+// The cost is one map lookup plus, per rule of the group until the deciding one,
+// a prefix comparison, or for a rule holding '*' one substring search per '*'.
+// It allocates only when target is an absolute URL, needs normalizing (see the
+// package documentation), or userAgent holds upper-case letters.
 func (r *Robots) Allowed(userAgent, target string) bool {
 	path, ok := targetPath(target)
 	if !ok {
@@ -102,20 +126,19 @@ func (r *Robots) Allowed(userAgent, target string) bool {
 	if r.denyAll {
 		return false
 	}
-	if r.data == nil {
-		return true
-	}
-	return r.data.TestAgent(path, productToken(userAgent)+".")
+	set := r.group(userAgent)
+	return set == nil || set.allowed(path)
 }
 
-// CrawlDelay returns the Crawl-delay of the group that applies to userAgent
-// (chosen as in [Robots.Allowed]), or 0 when that group has none. Values are
-// capped at 24 hours. Use [HostDelay] to turn it into a wait.
+// CrawlDelay returns the Crawl-delay of the groups that apply to userAgent
+// (chosen as in [Robots.Allowed]), or 0 when they have none. Values are capped
+// at 24 hours. Use [HostDelay] to turn it into a wait. The cost is one map
+// lookup.
 func (r *Robots) CrawlDelay(userAgent string) time.Duration {
-	if r.data == nil {
-		return 0
+	if set := r.group(userAgent); set != nil {
+		return set.delay
 	}
-	return r.data.FindGroup(productToken(userAgent) + ".").CrawlDelay
+	return 0
 }
 
 // Sitemaps returns the Sitemap URLs listed in the robots.txt, in file order,
@@ -125,21 +148,15 @@ func (r *Robots) Sitemaps() []string {
 	return slices.Clone(r.sitemaps)
 }
 
-// agentKey returns the key under which a group's User-agent value goes to
-// temoto: "*", or the value's product token followed by '.', or "" when the
-// value has no product token. [Robots.Allowed] passes the crawler's token the
-// same way, so that temoto's prefix match of agent names becomes an exact
-// match, and a one-letter name is longer than "*" (which temoto needs to prefer
-// it).
-func agentKey(value []byte) string {
-	if string(firstField(value)) == "*" {
-		return "*"
+// group returns the merged groups that apply to userAgent, or nil when no
+// group does.
+func (r *Robots) group(userAgent string) *ruleSet {
+	if tok := productToken(userAgent); tok != "" {
+		if set, ok := r.agents[tok]; ok {
+			return set
+		}
 	}
-	tok := productToken(string(value))
-	if tok == "" {
-		return ""
-	}
-	return tok + "."
+	return r.star
 }
 
 // productToken returns the lowercased leading run of [A-Za-z_-] of a
@@ -157,8 +174,55 @@ func productToken(ua string) string {
 	return strings.ToLower(ua[:i])
 }
 
-// targetPath returns the path and query of target as matched against rules,
-// with bytes outside printable ASCII percent-encoded.
+// match reports whether the rule matches target, a normalized path and query.
+// Segments are matched leftmost-first, which is exact for patterns whose only
+// wildcard is '*': the cost is at most one substring search per segment, so
+// O(len(target) * len(pattern)) in the worst case and linear in practice.
+func (ru *rule) match(target string) bool {
+	segs := ru.segs
+	if !strings.HasPrefix(target, segs[0]) {
+		return false
+	}
+	if len(segs) == 1 {
+		return !ru.anchored || len(target) == len(segs[0])
+	}
+	t := target[len(segs[0]):]
+	last := len(segs) - 1
+	for _, s := range segs[1:last] {
+		i := strings.Index(t, s)
+		if i < 0 {
+			return false
+		}
+		t = t[i+len(s):]
+	}
+	if ru.anchored {
+		return strings.HasSuffix(t, segs[last])
+	}
+	return strings.Contains(t, segs[last])
+}
+
+// newRule returns the rule for an Allow or Disallow value (not empty, comment
+// and surrounding white space removed).
+func newRule(allow bool, value []byte) rule {
+	anchored := false
+	if value[len(value)-1] == '$' {
+		anchored, value = true, value[:len(value)-1]
+	}
+	var buf []byte
+	if len(value) == 0 || value[0] != '/' && value[0] != '*' {
+		buf = append(buf, '/')
+	}
+	buf = appendNormalized(buf, value, true)
+	pattern := string(buf)
+	length := len(pattern)
+	if anchored {
+		length++
+	}
+	return rule{allow: allow, anchored: anchored, length: length, segs: strings.Split(pattern, "*")}
+}
+
+// targetPath returns the normalized path and query of target as matched
+// against rules.
 func targetPath(target string) (string, bool) {
 	if i := strings.IndexByte(target, '#'); i >= 0 {
 		target = target[:i]
@@ -181,30 +245,110 @@ func targetPath(target string) (string, bool) {
 			target = "/" + target
 		}
 	}
-	if !needsEscape(target) {
+	if isNormalized(target) {
 		return target, true
 	}
-	return string(appendEscaped(nil, []byte(target))), true
+	return string(appendNormalized(nil, target, false)), true
 }
 
-func needsEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return true
-		}
+// Normalization. Rule patterns and targets are compared in one form, in which
+// equivalent spellings of a URI are the same string:
+//
+//   - "%XX" of an unreserved character (ALPHA DIGIT - . _ ~) is decoded;
+//   - the hex digits of every other "%XX" are upper-cased;
+//   - a '%' not starting a valid "%XX" is a literal '%', encoded "%25";
+//   - bytes that may not appear raw in a URI (controls, space, DEL, non-ASCII,
+//     and " < > \ ^ ` { | }) are percent-encoded;
+//   - '*' and '$' of a target, and a '$' in a pattern that is not its last
+//     byte, are encoded ("%2A", "%24"), so that a raw '*' of a pattern is
+//     always a wildcard and "%2A" in a pattern matches a literal '*'.
+//
+// Reserved characters are neither decoded nor encoded otherwise: "%2F" stays
+// distinct from '/'.
+
+const upperHex = "0123456789ABCDEF"
+
+// rawOK[c] is true for a byte that stays as it is in a normalized target (in a
+// pattern '*' too); '%' is handled apart.
+var rawOK = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = true
 	}
-	return false
+	for _, c := range "\"<>\\^`{|}*$%" {
+		t[c] = false
+	}
+	return t
+}()
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-// appendEscaped appends v to dst with bytes outside printable ASCII (and space)
-// percent-encoded.
-func appendEscaped(dst, v []byte) []byte {
-	const hex = "0123456789ABCDEF"
-	for _, c := range v {
-		if c <= ' ' || c >= 0x7f {
-			dst = append(dst, '%', hex[c>>4], hex[c&15])
-		} else {
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// escape decodes the "%XX" at s[i:], if valid.
+func escape[S string | []byte](s S, i int) (byte, bool) {
+	if i+2 >= len(s) {
+		return 0, false
+	}
+	hi, ok1 := unhex(s[i+1])
+	lo, ok2 := unhex(s[i+2])
+	return hi<<4 | lo, ok1 && ok2
+}
+
+// isNormalized reports whether target is already in normalized form, so that
+// [Robots.Allowed] need not allocate.
+func isNormalized(target string) bool {
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		if rawOK[c] {
+			continue
+		}
+		if c != '%' {
+			return false
+		}
+		v, ok := escape(target, i)
+		if !ok || isUnreserved(v) || target[i+1] >= 'a' || target[i+2] >= 'a' {
+			return false
+		}
+		i += 2
+	}
+	return true
+}
+
+// appendNormalized appends the normalized form of s to dst. In a pattern, '*'
+// stays a raw wildcard; in a target it is encoded.
+func appendNormalized[S string | []byte](dst []byte, s S, pattern bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case rawOK[c] || c == '*' && pattern:
 			dst = append(dst, c)
+		case c == '%':
+			v, ok := escape(s, i)
+			switch {
+			case !ok:
+				dst = append(dst, "%25"...)
+			case isUnreserved(v):
+				dst = append(dst, v)
+				i += 2
+			default:
+				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+				i += 2
+			}
+		default:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
 		}
 	}
 	return dst
@@ -239,7 +383,14 @@ func classify(key []byte) lineKind {
 	if len(key) > len("crawl-delay") {
 		return kOther
 	}
-	switch strings.ToLower(string(key)) {
+	var lower [len("crawl-delay")]byte
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	switch string(lower[:len(key)]) {
 	case "user-agent", "useragent", "user agent":
 		return kUserAgent
 	case "allow":
@@ -256,21 +407,27 @@ func classify(key []byte) lineKind {
 
 const asciiSpace = " \t\v\f"
 
-// splitLine splits one line (without its line break) into key and value,
-// dropping a comment and surrounding white space.
-func splitLine(line []byte) (key, value []byte) {
+// splitLine splits one line (without its line break) into its kind and value,
+// dropping a comment and surrounding white space. The key ends at a colon
+// ("user-agent : x") or, when that does not give a known key, at the first
+// white space ("Disallow /a:b"), a colon after it being skipped.
+func splitLine(line []byte) (lineKind, []byte) {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
 	line = bytes.Trim(line, asciiSpace)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
-		key, value = line[:i], line[i+1:]
-	} else if i := bytes.IndexAny(line, asciiSpace); i >= 0 {
-		key, value = line[:i], line[i+1:]
-	} else {
-		key = line
+		if kind := classify(bytes.TrimRight(line[:i], asciiSpace)); kind != kOther {
+			return kind, bytes.Trim(line[i+1:], asciiSpace)
+		}
 	}
-	return bytes.Trim(key, asciiSpace), bytes.Trim(value, asciiSpace)
+	i := bytes.IndexAny(line, asciiSpace)
+	if i < 0 {
+		return classify(line), nil
+	}
+	value := bytes.TrimLeft(line[i:], asciiSpace)
+	value = bytes.TrimPrefix(value, []byte(":"))
+	return classify(line[:i]), bytes.TrimLeft(value, asciiSpace)
 }
 
 // firstField returns v up to its first white space.
@@ -281,36 +438,24 @@ func firstField(v []byte) []byte {
 	return v
 }
 
-// neverMatches is a rule path that no target matches: targets are ASCII after
-// escaping. Emitting it gives a group with no effective rules an entry of its
-// own in temoto, so its agents do not fall back to the "*" group.
-const neverMatches = "disallow: /\u00ff\n"
+// group is one group of a robots.txt as written.
+type group struct {
+	agents   []string // product tokens, lowercase
+	star     bool     // one of the User-agent lines is "*"
+	rules    []rule
+	delay    time.Duration
+	hasDelay bool
+}
 
-// sanitize rewrites body into a robots.txt that temoto parses without error
-// and without misreading: one "key: value" per line, values without white
-// space, no rule outside a group, no invalid Crawl-delay, group boundaries as
-// RFC 9309 draws them. It returns the sitemaps separately and the number of
-// rule and Crawl-delay lines kept.
-func sanitize(body []byte) (clean []byte, sitemaps []string, rules int) {
-	clean = make([]byte, 0, len(body)/2+64)
-	var (
-		inAgents    bool   // the current group is still collecting User-agent lines
-		groupAgents int    // User-agent lines emitted for the current group
-		groupRules  int    // rules emitted for the current group
-		allows      []byte // the current group's Allow lines
-		disallows   []byte // the current group's Disallow lines
-	)
-	// endGroup emits the group's rules, Allow lines first: temoto picks the
-	// first of equally long matches, and RFC 9309 prefers Allow on a tie.
-	endGroup := func() {
-		if groupAgents > 0 && groupRules == 0 {
-			clean = append(clean, neverMatches...)
-			rules++
-		}
-		clean = append(clean, allows...)
-		clean = append(clean, disallows...)
-		allows, disallows = allows[:0], disallows[:0]
-	}
+type parser struct {
+	groups   []group
+	inAgents bool // the last group line was a User-agent line
+	sitemaps []string
+}
+
+// parse reads body line by line into p.groups and p.sitemaps.
+
+func (p *parser) parse(body []byte) {
 	for len(body) > 0 {
 		var line []byte
 		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
@@ -318,67 +463,123 @@ func sanitize(body []byte) (clean []byte, sitemaps []string, rules int) {
 		} else {
 			line, body = body, nil
 		}
-		key, value := splitLine(line)
-		kind := classify(key)
+		kind, value := splitLine(line)
 		switch kind {
 		case kUserAgent:
-			if !inAgents {
-				endGroup()
-				inAgents, groupAgents, groupRules = true, 0, 0
+			if !p.inAgents {
+				p.groups = append(p.groups, group{})
+				p.inAgents = true
 			}
-			agent := agentKey(value)
-			if agent == "" {
-				continue // no product token: a group member nobody matches
+			g := &p.groups[len(p.groups)-1]
+			if string(firstField(value)) == "*" {
+				g.star = true
+			} else if tok := productToken(string(value)); tok != "" {
+				g.agents = append(g.agents, tok) // repeats are dropped in build
 			}
-			clean = append(clean, "user-agent: "...)
-			clean = append(clean, agent...)
-			clean = append(clean, '\n')
-			groupAgents++
-		case kAllow, kDisallow:
-			inAgents = false
-			if groupAgents == 0 || len(value) == 0 {
-				continue
+			// A value without a product token names nobody, but the line
+			// still belongs to the group.
+		case kAllow, kDisallow, kCrawlDelay:
+			if len(p.groups) == 0 {
+				continue // before the first User-agent line
 			}
-			dst := &disallows
-			if kind == kAllow {
-				dst = &allows
+			p.inAgents = false
+			g := &p.groups[len(p.groups)-1]
+			if kind == kCrawlDelay {
+				if d, ok := parseDelay(value); ok {
+					g.delay, g.hasDelay = d, true
+				}
+			} else if len(value) > 0 {
+				g.rules = append(g.rules, newRule(kind == kAllow, value))
 			}
-			if kind == kAllow {
-				*dst = append(*dst, "allow: "...)
-			} else {
-				*dst = append(*dst, "disallow: "...)
-			}
-			if value[0] != '/' {
-				*dst = append(*dst, '/')
-			}
-			*dst = appendEscaped(*dst, value)
-			*dst = append(*dst, '\n')
-			groupRules++
-			rules++
-		case kCrawlDelay:
-			inAgents = false
-			if groupAgents == 0 {
-				continue
-			}
-			secs, err := strconv.ParseFloat(string(firstField(value)), 64)
-			if errors.Is(err, strconv.ErrRange) {
-				err = nil // ±Inf, capped or dropped below; or an underflow to 0
-			}
-			if err != nil || !(secs >= 0) {
-				continue // not a number, negative or NaN
-			}
-			secs = min(secs, maxCrawlDelay.Seconds())
-			clean = append(clean, "crawl-delay: "...)
-			clean = strconv.AppendFloat(clean, secs, 'f', -1, 64)
-			clean = append(clean, '\n')
-			groupRules++
-			rules++
 		case kSitemap:
 			if len(value) > 0 {
-				sitemaps = append(sitemaps, string(value))
+				p.sitemaps = append(p.sitemaps, string(value))
 			}
 		}
 	}
-	endGroup()
-	return clean, sitemaps, rules
+}
+
+// parseDelay parses a Crawl-delay value: seconds, fractions allowed, capped at
+// maxCrawlDelay; words after the number are ignored.
+func parseDelay(value []byte) (time.Duration, bool) {
+	secs, err := strconv.ParseFloat(string(firstField(value)), 64)
+	if errors.Is(err, strconv.ErrRange) {
+		err = nil // ±Inf, capped or dropped below; or an underflow to 0
+	}
+	if err != nil || !(secs >= 0) {
+		return 0, false // not a number, negative or NaN
+	}
+	if secs >= maxCrawlDelay.Seconds() {
+		return maxCrawlDelay, true
+	}
+	return time.Duration(secs * float64(time.Second)), true
+}
+
+// build sorts each group's rules and indexes the groups by agent.
+func (p *parser) build() *Robots {
+	r := &Robots{sitemaps: p.sitemaps}
+	if len(p.groups) == 0 {
+		if len(r.sitemaps) == 0 {
+			return allowAll
+		}
+		return r
+	}
+	var starGroups []int
+	byAgent := map[string][]int{} // agent token -> indexes of its groups
+	for i := range p.groups {
+		g := &p.groups[i]
+		slices.SortStableFunc(g.rules, func(a, b rule) int {
+			if a.length != b.length {
+				return b.length - a.length
+			}
+			if a.allow != b.allow {
+				if a.allow {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		if g.star {
+			starGroups = append(starGroups, i)
+		}
+		for _, a := range g.agents {
+			if idx := byAgent[a]; len(idx) == 0 || idx[len(idx)-1] != i {
+				byAgent[a] = append(idx, i)
+			}
+		}
+	}
+	// An agent named by one group shares that group's ruleSet; one named by
+	// several gets its own, listing them (not copying their rules, so that the
+	// size stays linear in the body's).
+	single := make([]*ruleSet, len(p.groups))
+	merge := func(idx []int) *ruleSet {
+		if len(idx) == 1 && single[idx[0]] != nil {
+			return single[idx[0]]
+		}
+		set := &ruleSet{groups: make([][]rule, 0, len(idx))}
+		for _, i := range idx {
+			g := &p.groups[i]
+			if len(g.rules) > 0 {
+				set.groups = append(set.groups, g.rules)
+			}
+			if g.hasDelay {
+				set.delay = g.delay
+			}
+		}
+		if len(idx) == 1 {
+			single[idx[0]] = set
+		}
+		return set
+	}
+	if len(starGroups) > 0 {
+		r.star = merge(starGroups)
+	}
+	if len(byAgent) > 0 {
+		r.agents = make(map[string]*ruleSet, len(byAgent))
+		for a, idx := range byAgent {
+			r.agents[a] = merge(idx)
+		}
+	}
+	return r
 }
