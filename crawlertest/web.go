@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,6 +65,11 @@ type Config struct {
 	HostLatency func(host string) time.Duration
 	// Gzip makes the server gzip HTML bodies for clients that accept gzip.
 	Gzip bool
+	// Behavior, if not nil, returns how host index h misbehaves (see
+	// Behavior; the zero Behavior is the default). NewWeb calls it once for
+	// each host, in order, and keeps the results; it must be deterministic
+	// for the web to be. NewWeb panics if a Behavior is invalid.
+	Behavior func(host int) Behavior
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -92,6 +98,10 @@ type Web struct {
 	counts *counts
 	hooks  hooks
 
+	behaviors    []Behavior     // per host; nil if Config.Behavior is nil
+	robotsPadded [][]byte       // per host: padded robots.txt body, or nil; nil if no padding
+	pageReqs     []atomic.Int64 // per host: page requests so far; nil if behaviors is
+
 	mu     sync.RWMutex // guards closed against handlers starting
 	closed bool
 	wg     sync.WaitGroup // running handlers
@@ -105,14 +115,22 @@ type hooks struct {
 
 // NewWeb starts serving the web described by cfg on a new listener on
 // 127.0.0.1 (an ephemeral port) and returns it. The caller must Close it.
-// NewWeb panics if it cannot listen or if cfg exceeds MaxHosts or
-// MaxPagesPerHost.
+// NewWeb panics if it cannot listen, if cfg exceeds MaxHosts or
+// MaxPagesPerHost, or if a Behavior is invalid.
 func NewWeb(cfg Config) *Web { return newWeb(cfg, hooks{}) }
 
 func newWeb(cfg Config, h hooks) *Web {
 	cfg = cfg.withDefaults()
 	if cfg.Hosts > MaxHosts || cfg.PagesPerHost > MaxPagesPerHost || cfg.MaxChain > 1<<20 {
 		panic(fmt.Sprintf("crawlertest: Config too large: %d hosts, %d pages per host, chains of %d", cfg.Hosts, cfg.PagesPerHost, cfg.MaxChain))
+	}
+	var behaviors []Behavior
+	if cfg.Behavior != nil {
+		behaviors = make([]Behavior, cfg.Hosts)
+		for h := range behaviors {
+			behaviors[h] = cfg.Behavior(h)
+			behaviors[h].validate(h)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -133,6 +151,18 @@ func newWeb(cfg Config, h hooks) *Web {
 		counts: newCounts(cfg.Hosts),
 		hooks:  h,
 		done:   make(chan struct{}),
+	}
+	if behaviors != nil {
+		w.behaviors = behaviors
+		w.pageReqs = make([]atomic.Int64, cfg.Hosts)
+		for h, b := range behaviors {
+			if b.RobotsPadding > len(robotsBody) {
+				if w.robotsPadded == nil {
+					w.robotsPadded = make([][]byte, cfg.Hosts)
+				}
+				w.robotsPadded[h] = paddedRobots(b.RobotsPadding)
+			}
+		}
 	}
 	w.srv = &http.Server{Handler: http.HandlerFunc(w.serve), ReadHeaderTimeout: time.Minute}
 	go w.srv.Serve(ln)
@@ -330,18 +360,34 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		p = "/"
 	}
 	p = removeDotSegments(p)
-	robots := host >= 0 && p == "/robots.txt" && r.URL.RawQuery == ""
+	hop := 0 // robots.txt redirect hop: /robots-hop/<hop>
+	if host >= 0 && r.URL.RawQuery == "" && p != "/robots.txt" {
+		hop = w.robotsHop(host, p, r.URL.RawQuery)
+	}
+	robots := host >= 0 && r.URL.RawQuery == "" && (p == "/robots.txt" || hop > 0)
+	var nth int64 // page requests to the host so far, this one included
 	switch {
 	case host < 0:
 	case robots:
 		w.counts.robots[host].Add(1)
 	default:
 		w.counts.add(countKey{host, p, r.URL.RawQuery})
+		if w.pageReqs != nil {
+			nth = w.pageReqs[host].Add(1)
+		}
 	}
+	b := w.behavior(host)
 
 	delay := w.cfg.Latency
 	if w.cfg.HostLatency != nil && host >= 0 {
 		delay += w.cfg.HostLatency(hostName(r.Host))
+	}
+	switch {
+	case b == nil:
+	case robots:
+		delay += max(b.RobotsLatency, 0)
+	case b.SlowDown > 0:
+		delay += time.Duration(nth-1) * b.SlowDown
 	}
 	if delay > 0 {
 		ok := w.wait(r.Context(), delay)
@@ -365,11 +411,17 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		writeBody(rw, r, http.StatusNotFound, ctText, []byte("404 unknown host\n"))
 		return
 	case robots:
-		if hasRobots(host) {
-			writeBody(rw, r, http.StatusOK, ctText, []byte(robotsBody))
-		} else {
-			writeBody(rw, r, http.StatusNotFound, ctText, []byte(notFoundText))
+		w.serveRobots(rw, r, host, hop)
+		return
+	case b == nil:
+	case b.ThrottleEvery > 0 && nth%int64(b.ThrottleEvery) == 0:
+		if b.RetryAfter != "" {
+			rw.Header()["Retry-After"] = []string{b.RetryAfter}
 		}
+		writeBody(rw, r, http.StatusTooManyRequests, ctText, []byte(statusLine(http.StatusTooManyRequests)))
+		return
+	case b.PageStatus != 0:
+		writeBody(rw, r, b.PageStatus, ctHTML, errorPage(b.PageStatus))
 		return
 	}
 	res, ok := w.g.route(host, p)
