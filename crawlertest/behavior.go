@@ -140,6 +140,10 @@ func (w *Web) robotsRules(h int) bool {
 	return hasRobots(h)
 }
 
+// disallowed reports whether a compliant crawler may not fetch r because of
+// robots.txt.
+func (w *Web) disallowed(r res) bool { return r.kind == kindPrivate && w.robotsRules(int(r.host)) }
+
 // unreachable reports whether a compliant crawler requests nothing on host h
 // but robots.txt, because robots.txt answers 429 or 5xx.
 func (w *Web) unreachable(h int) bool {

@@ -352,3 +352,257 @@ func TestSlowDown(t *testing.T) {
 		}
 	}
 }
+
+// compliantCrawl crawls w from its seeds over HTTP as a compliant crawler
+// does with misbehaving hosts: robots.txt redirects are followed up to 5
+// times (more, or a loop, means no restrictions), a 2xx robots.txt is
+// parsed, a 4xx other than 429 means no restrictions, a 429 or 5xx makes the
+// host unreachable; a 429 page is requested again; only 200 HTML pages are
+// parsed for links. It returns the depth of every URL requested, the
+// robots-disallowed URLs met and the URLs met on unreachable hosts.
+func compliantCrawl(t *testing.T, w *crawlertest.Web) (depth map[string]int, blocked, unreachable []string) {
+	c := noFollow(w)
+	type rules struct {
+		unavailable bool
+		disallow    []string
+	}
+	hosts := map[string]rules{}
+	fetchRobots := func(host string) rules {
+		u := "http://" + host + "/robots.txt"
+		for redirects := 0; ; redirects++ {
+			r := get(t, c, u)
+			switch {
+			case r.status >= 300 && r.status < 400:
+				if redirects == 5 {
+					return rules{} // gave up: no restrictions
+				}
+				base, _ := url.Parse(u)
+				to, _ := base.Parse(r.location)
+				u = to.String()
+				continue
+			case r.status >= 200 && r.status < 300:
+				var dis []string
+				for line := range strings.Lines(r.body) {
+					if v, ok := strings.CutPrefix(line, "Disallow:"); ok {
+						dis = append(dis, strings.TrimSpace(v))
+					}
+				}
+				return rules{disallow: dis}
+			case r.status == 429 || r.status >= 500:
+				return rules{unavailable: true}
+			default:
+				return rules{}
+			}
+		}
+	}
+	depth = map[string]int{}
+	bl, un := map[string]bool{}, map[string]bool{}
+	type item struct {
+		u string
+		d int
+	}
+	var front, back []item
+	push := func(u string, d int, zero bool) {
+		pu, _ := url.Parse(u)
+		rs, ok := hosts[pu.Host]
+		if !ok {
+			rs = fetchRobots(pu.Host)
+			hosts[pu.Host] = rs
+		}
+		if rs.unavailable {
+			un[u] = true
+			return
+		}
+		for _, p := range rs.disallow {
+			if strings.HasPrefix(pu.Path, p) {
+				bl[u] = true
+				return
+			}
+		}
+		if old, ok := depth[u]; ok && old <= d {
+			return
+		}
+		depth[u] = d
+		if zero {
+			front = append(front, item{u, d})
+		} else {
+			back = append(back, item{u, d})
+		}
+	}
+	for _, s := range w.Seeds() {
+		push(s, 0, true)
+	}
+	for len(front)+len(back) > 0 {
+		var it item
+		if len(front) > 0 {
+			it, front = front[len(front)-1], front[:len(front)-1]
+		} else {
+			it, back = back[0], back[1:]
+		}
+		if depth[it.u] < it.d {
+			continue
+		}
+		base, _ := url.Parse(it.u)
+		r := get(t, c, it.u)
+		for tries := 0; r.status == 429; tries++ {
+			if tries == 10 {
+				t.Fatalf("%s: throttled 10 times in a row", it.u)
+			}
+			r = get(t, c, it.u) // Retry-After is honoured by the server's count, not by time
+		}
+		switch {
+		case r.status >= 300 && r.status < 400:
+			if to, ok := canon(base, r.location); ok {
+				push(to, it.d, true)
+			}
+		case r.status == 200 && strings.HasPrefix(r.header.Get("Content-Type"), "text/html"):
+			for _, l := range extract(r.body) {
+				if to, ok := canon(base, l.href); ok && !l.nofollow {
+					push(to, it.d+1, false)
+				}
+			}
+		}
+	}
+	return depth, slices.Sorted(maps.Keys(bl)), slices.Sorted(maps.Keys(un))
+}
+
+// onHost returns the URLs of us on host h.
+func onHost[S ~[]string | map[string]int](us S, h int, path string) []string {
+	prefix := hostURL(h, path)
+	var out []string
+	switch us := any(us).(type) {
+	case []string:
+		for _, u := range us {
+			if strings.HasPrefix(u, prefix) {
+				out = append(out, u)
+			}
+		}
+	case map[string]int:
+		for u := range us {
+			if strings.HasPrefix(u, prefix) {
+				out = append(out, u)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestGroundTruthFollowsBehaviors(t *testing.T) {
+	bs := []map[int]crawlertest.Behavior{
+		{
+			1: {RobotsStatus: 403},
+			2: {RobotsStatus: 503},
+			3: {PageStatus: 500},
+			4: {RobotsRedirects: 6},
+			5: {RobotsRedirects: 5, RobotsPadding: 600 << 10, ThrottleEvery: 3, RetryAfter: "1", SlowDown: 20 * time.Microsecond},
+		},
+		{
+			1: {RobotsLoop: true, RobotsLatency: time.Millisecond},
+			2: {RobotsStatus: 429},
+			3: {RobotsRedirects: 2, RobotsStatus: 500},
+			4: {RobotsStatus: 404, PageStatus: 503, ThrottleEvery: 2},
+			5: {RobotsRedirects: 9, RobotsStatus: 500}, // gives up before seeing the 500
+		},
+	}
+	for i, b := range bs {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			cfg := behaving(6, b)
+			w := newWeb(t, cfg)
+			plainCfg := cfg
+			plainCfg.Behavior = nil
+			plain := newWeb(t, plainCfg)
+
+			want, wantB, wantU := w.Depths(), w.Disallowed(), w.Unreachable()
+			got, gotB, gotU := compliantCrawl(t, w)
+			for u, d := range got {
+				if wd, ok := want[u]; !ok || wd != d {
+					t.Errorf("crawl: %s at depth %d; Depths: %d (present %v)", u, d, wd, ok)
+				}
+			}
+			for u, d := range want {
+				if _, ok := got[u]; !ok {
+					t.Errorf("Depths: %s at depth %d; not crawled", u, d)
+				}
+			}
+			if !slices.Equal(gotB, wantB) {
+				t.Errorf("crawl met disallowed %v\nDisallowed: %v", gotB, wantB)
+			}
+			if !slices.Equal(gotU, wantU) {
+				t.Errorf("crawl met unreachable %v\nUnreachable: %v", gotU, wantU)
+			}
+			// Only the URLs of Depths were requested (throttled ones more than once).
+			if counts := w.RequestCounts(); !slices.Equal(slices.Sorted(maps.Keys(counts)), slices.Sorted(maps.Keys(want))) {
+				t.Errorf("RequestCounts has %d URLs, Depths %d", len(counts), len(want))
+			}
+
+			pd := plain.Depths()
+			for h := 1; h < 6; h++ {
+				bh := b[h]
+				private, privateB := onHost(want, h, "/private/"), onHost(wantB, h, "/private/")
+				all, unreach := onHost(want, h, "/"), onHost(wantU, h, "/")
+				prev := b[h-1]
+				prevUp := prev.PageStatus == 0 && prev.RobotsStatus != 429 && (prev.RobotsStatus < 500 || prev.RobotsRedirects > 5 || prev.RobotsLoop)
+				switch {
+				case bh.RobotsStatus == 429 || bh.RobotsStatus >= 500 && bh.RobotsRedirects <= 5 && !bh.RobotsLoop:
+					if len(all) != 0 || len(unreach) == 0 || len(onHost(wantB, h, "/")) != 0 {
+						t.Errorf("h%d (robots.txt %d): %d URLs in Depths, %d Unreachable, want none and some", h, bh.RobotsStatus, len(all), len(unreach))
+					}
+					if prevUp && !slices.Contains(unreach, hostURL(h, "/")) {
+						t.Errorf("h%d home page, linked from h%d, not in Unreachable %v", h, h-1, unreach)
+					}
+					continue
+				case bh.PageStatus != 0:
+					// Private pages are linked from their own host only,
+					// whose pages are error pages.
+					if len(private) != 0 || len(privateB) != 0 {
+						t.Errorf("h%d (failing): %d private URLs in Depths, %d disallowed; want none", h, len(private), len(privateB))
+					}
+				case bh.RobotsStatus != 0 || bh.RobotsLoop || bh.RobotsRedirects > 5 || h%4 == 3:
+					if len(private) == 0 || len(privateB) != 0 {
+						t.Errorf("h%d (no restrictions): %d private URLs in Depths, %d disallowed; want some and none", h, len(private), len(privateB))
+					}
+				default:
+					if len(private) != 0 || len(privateB) == 0 {
+						t.Errorf("h%d (rules apply): %d private URLs in Depths, %d disallowed; want none and some", h, len(private), len(privateB))
+					}
+				}
+				if len(unreach) != 0 {
+					t.Errorf("h%d: Unreachable %v", h, unreach)
+				}
+				if bh.PageStatus != 0 {
+					// Pages are requested but not expanded: the chain of
+					// pages n -> n+1 breaks, so fewer pages are reached.
+					if pages, plainPages := onHost(want, h, "/p/"), onHost(pd, h, "/p/"); len(pages) == 0 || len(pages) >= len(plainPages) {
+						t.Errorf("h%d (failing): %d pages in Depths, %d without Behaviors", h, len(pages), len(plainPages))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGroundTruthIgnoresPacing(t *testing.T) {
+	cfg := behaving(6, nil)
+	cfg.Behavior = func(h int) crawlertest.Behavior {
+		return crawlertest.Behavior{ThrottleEvery: 1 + h, RetryAfter: "2", SlowDown: time.Second, RobotsLatency: time.Hour}
+	}
+	w := newWeb(t, cfg)
+	cfg.Behavior = nil
+	plain := newWeb(t, cfg)
+	if !maps.Equal(w.Depths(), plain.Depths()) || !slices.Equal(w.Disallowed(), plain.Disallowed()) || len(w.Unreachable()) != 0 {
+		t.Error("throttling, SlowDown or RobotsLatency changes the ground truth")
+	}
+}
+
+func TestUnreachableSeeds(t *testing.T) {
+	w := newWeb(t, behaving(4, map[int]crawlertest.Behavior{2: {RobotsStatus: 500}}))
+	seeds := []string{"http://H2.crawler.test:80/p/%35", "http://h2.crawler.test/nope", "http://h1.crawler.test/p/3"}
+	d, u := w.Depths(seeds...), w.Unreachable(seeds...)
+	if len(onHost(u, 2, "/")) != len(u) || !slices.Contains(u, "http://h2.crawler.test/nope") || !slices.Contains(u, "http://h2.crawler.test/p/5") {
+		t.Errorf("Unreachable = %v, want the h2 seeds and only h2 URLs", u)
+	}
+	if len(onHost(d, 2, "/")) != 0 || d["http://h1.crawler.test/p/3"] != 0 || d["http://h1.crawler.test/p/4"] != 1 {
+		t.Errorf("Depths from %v: %v", seeds, d)
+	}
+}
