@@ -48,6 +48,12 @@ func TestZeroBehaviorIsDefault(t *testing.T) {
 	if !maps.Equal(plain.Depths(), zero.Depths()) || !slices.Equal(plain.Disallowed(), zero.Disallowed()) {
 		t.Error("zero Behavior changes the ground truth")
 	}
+	if u := zero.Unreachable(); len(u) != 0 {
+		t.Errorf("Unreachable = %v with zero Behaviors", u)
+	}
+	if plain.Log() != nil || zero.Log() != nil {
+		t.Error("Log not nil with Config.Log false")
+	}
 }
 
 func TestBehaviorValidation(t *testing.T) {

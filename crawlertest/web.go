@@ -70,6 +70,10 @@ type Config struct {
 	// each host, in order, and keeps the results; it must be deterministic
 	// for the web to be. NewWeb panics if a Behavior is invalid.
 	Behavior func(host int) Behavior
+	// Log makes the server record every request it answers, with its
+	// times (see Web.Log). It is off by default: a large crawl would grow
+	// the log without bound.
+	Log bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -101,6 +105,9 @@ type Web struct {
 	behaviors    []Behavior     // per host; nil if Config.Behavior is nil
 	robotsPadded [][]byte       // per host: padded robots.txt body, or nil; nil if no padding
 	pageReqs     []atomic.Int64 // per host: page requests so far; nil if behaviors is
+
+	logMu sync.Mutex
+	log   []LoggedRequest // if Config.Log, in the order requests ended
 
 	mu     sync.RWMutex // guards closed against handlers starting
 	closed bool
@@ -293,9 +300,13 @@ func (w *Web) RobotsRequests(host string) int {
 	return int(w.counts.robots[h].Load())
 }
 
-// ResetCounts sets every request count to zero. Requests served during the
-// reset may or may not be counted.
-func (w *Web) ResetCounts() { w.counts.reset() }
+// ResetCounts sets every request count to zero and empties the Log.
+// Requests served during the reset may or may not be counted. It does not
+// restart the page request counts of Behavior.ThrottleEvery and SlowDown.
+func (w *Web) ResetCounts() {
+	w.counts.reset()
+	w.resetLog()
+}
 
 // Bodies that do not depend on the URL.
 const (
@@ -353,6 +364,10 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	w.wg.Add(1)
 	w.mu.RUnlock()
 	defer w.wg.Done()
+	var start time.Time
+	if w.cfg.Log {
+		start = time.Now()
+	}
 
 	host := w.g.hostIndex(r.Host)
 	p := r.URL.Path
@@ -365,6 +380,12 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		hop = w.robotsHop(host, p, r.URL.RawQuery)
 	}
 	robots := host >= 0 && r.URL.RawQuery == "" && (p == "/robots.txt" || hop > 0)
+	if w.cfg.Log {
+		sw := &statusWriter{ResponseWriter: rw}
+		rw = sw
+		// Deferred, so that a request cut short (panic) is logged too.
+		defer func() { w.logRequest(r, host, p, robots, sw.status, start) }()
+	}
 	var nth int64 // page requests to the host so far, this one included
 	switch {
 	case host < 0:
