@@ -281,17 +281,19 @@ func (w *Web) Requests(u string) int {
 	return w.counts.get(countKey{h, p, q})
 }
 
-// RequestCounts returns a snapshot of the request log: canonical URL to
+// RequestCounts returns a snapshot of the request counts: canonical URL to
 // number of requests, for every URL requested at least once on a known host
-// (robots.txt excluded). Cost: O(distinct URLs requested).
+// (robots.txt and its redirect hops excluded; throttled requests included). Cost: O(distinct URLs requested).
 func (w *Web) RequestCounts() map[string]int { return w.counts.snapshot() }
 
 // TotalRequests returns the number of requests to known hosts, robots.txt
-// excluded.
+// and its redirect hops excluded.
 func (w *Web) TotalRequests() int { return int(w.counts.total.Load()) }
 
 // RobotsRequests returns how many times robots.txt of host (a name such as
-// "h3.crawler.test") was requested.
+// "h3.crawler.test") was requested, its redirect hops /robots-hop/<k>
+// (Behavior.RobotsRedirects, Behavior.RobotsLoop) included: a chain of n
+// redirects fetched once counts n+1.
 func (w *Web) RobotsRequests(host string) int {
 	h := w.g.hostIndex(host)
 	if h < 0 {
