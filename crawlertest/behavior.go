@@ -16,8 +16,8 @@ import (
 // and its redirect hops (/robots-hop/<k>): HTML pages, images, redirecting
 // URLs, 404s, whatever the path or method. The fields acting on page
 // requests combine: a request first waits (Config latencies plus SlowDown),
-// then is throttled (ThrottleEvery), and otherwise answers PageStatus or its
-// ordinary response.
+// then answers 405 if its method is not GET or HEAD, else 429 if throttled
+// (ThrottleEvery), else PageStatus if set, else its ordinary response.
 type Behavior struct {
 	// RobotsStatus, if not 0, is the status of the final robots.txt
 	// response (after any RobotsRedirects hops), with a short text/plain
