@@ -50,3 +50,47 @@ func ExampleWeb_Requests() {
 	// Output:
 	// 2 map[http://h3.crawler.test/p/5:2]
 }
+
+// ExampleBehavior serves a web whose host h1 throttles every second page
+// request and whose host h2's robots.txt fails with 503, and shows what a
+// compliant crawler may and may not request.
+func ExampleBehavior() {
+	w := crawlertest.NewWeb(crawlertest.Config{
+		Hosts: 3,
+		Log:   true,
+		Behavior: func(h int) crawlertest.Behavior {
+			switch h {
+			case 1:
+				return crawlertest.Behavior{ThrottleEvery: 2, RetryAfter: "1"}
+			case 2:
+				return crawlertest.Behavior{RobotsStatus: 503}
+			}
+			return crawlertest.Behavior{}
+		},
+	})
+	defer w.Close()
+
+	c := w.Client()
+	for _, u := range []string{"http://h1.crawler.test/", "http://h1.crawler.test/p/1", "http://h2.crawler.test/robots.txt"} {
+		resp, err := c.Get(u)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		resp.Body.Close()
+		fmt.Printf("%s %d Retry-After=%q\n", u, resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	for _, l := range w.Log() {
+		fmt.Println(l.URL, l.Robots, l.Status)
+	}
+	_, ok := w.Depths()["http://h2.crawler.test/"]
+	fmt.Println("h2 home in Depths:", ok, "- first Unreachable:", w.Unreachable()[0])
+	// Output:
+	// http://h1.crawler.test/ 200 Retry-After=""
+	// http://h1.crawler.test/p/1 429 Retry-After="1"
+	// http://h2.crawler.test/robots.txt 503 Retry-After=""
+	// http://h1.crawler.test/ false 200
+	// http://h1.crawler.test/p/1 false 429
+	// http://h2.crawler.test/robots.txt true 503
+	// h2 home in Depths: false - first Unreachable: http://h2.crawler.test/
+}

@@ -96,9 +96,6 @@ func (g *gen) docRNG(r res, salt uint64) rng {
 // h3, h7, h11, ...).
 func hasRobots(h int) bool { return h%4 != 3 }
 
-// disallowed reports whether a compliant crawler may not fetch r.
-func disallowed(r res) bool { return r.kind == kindPrivate && hasRobots(int(r.host)) }
-
 // isHTML reports whether r is answered with 200 and an HTML page with links.
 func isHTML(k kind) bool { return k == kindPage || k == kindPrivate || k == kindNofollow }
 

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,6 +65,15 @@ type Config struct {
 	HostLatency func(host string) time.Duration
 	// Gzip makes the server gzip HTML bodies for clients that accept gzip.
 	Gzip bool
+	// Behavior, if not nil, returns how host index h misbehaves (see
+	// Behavior; the zero Behavior is the default). NewWeb calls it once for
+	// each host, in order, and keeps the results; it must be deterministic
+	// for the web to be. NewWeb panics if a Behavior is invalid.
+	Behavior func(host int) Behavior
+	// Log makes the server record every request it answers, with its
+	// times (see Web.Log). It is off by default: a large crawl would grow
+	// the log without bound.
+	Log bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -92,6 +102,13 @@ type Web struct {
 	counts *counts
 	hooks  hooks
 
+	behaviors    []Behavior     // per host; nil if Config.Behavior is nil
+	robotsPadded [][]byte       // per host: padded robots.txt body, or nil; nil if no padding
+	pageReqs     []atomic.Int64 // per host: page requests so far; nil if behaviors is
+
+	logMu sync.Mutex
+	log   []LoggedRequest // if Config.Log, in the order requests ended
+
 	mu     sync.RWMutex // guards closed against handlers starting
 	closed bool
 	wg     sync.WaitGroup // running handlers
@@ -105,14 +122,22 @@ type hooks struct {
 
 // NewWeb starts serving the web described by cfg on a new listener on
 // 127.0.0.1 (an ephemeral port) and returns it. The caller must Close it.
-// NewWeb panics if it cannot listen or if cfg exceeds MaxHosts or
-// MaxPagesPerHost.
+// NewWeb panics if it cannot listen, if cfg exceeds MaxHosts or
+// MaxPagesPerHost, or if a Behavior is invalid.
 func NewWeb(cfg Config) *Web { return newWeb(cfg, hooks{}) }
 
 func newWeb(cfg Config, h hooks) *Web {
 	cfg = cfg.withDefaults()
 	if cfg.Hosts > MaxHosts || cfg.PagesPerHost > MaxPagesPerHost || cfg.MaxChain > 1<<20 {
 		panic(fmt.Sprintf("crawlertest: Config too large: %d hosts, %d pages per host, chains of %d", cfg.Hosts, cfg.PagesPerHost, cfg.MaxChain))
+	}
+	var behaviors []Behavior
+	if cfg.Behavior != nil {
+		behaviors = make([]Behavior, cfg.Hosts)
+		for h := range behaviors {
+			behaviors[h] = cfg.Behavior(h)
+			behaviors[h].validate(h)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -133,6 +158,18 @@ func newWeb(cfg Config, h hooks) *Web {
 		counts: newCounts(cfg.Hosts),
 		hooks:  h,
 		done:   make(chan struct{}),
+	}
+	if behaviors != nil {
+		w.behaviors = behaviors
+		w.pageReqs = make([]atomic.Int64, cfg.Hosts)
+		for h, b := range behaviors {
+			if b.RobotsPadding > len(robotsBody) {
+				if w.robotsPadded == nil {
+					w.robotsPadded = make([][]byte, cfg.Hosts)
+				}
+				w.robotsPadded[h] = paddedRobots(b.RobotsPadding)
+			}
+		}
 	}
 	w.srv = &http.Server{Handler: http.HandlerFunc(w.serve), ReadHeaderTimeout: time.Minute}
 	go w.srv.Serve(ln)
@@ -244,17 +281,19 @@ func (w *Web) Requests(u string) int {
 	return w.counts.get(countKey{h, p, q})
 }
 
-// RequestCounts returns a snapshot of the request log: canonical URL to
+// RequestCounts returns a snapshot of the request counts: canonical URL to
 // number of requests, for every URL requested at least once on a known host
-// (robots.txt excluded). Cost: O(distinct URLs requested).
+// (robots.txt and its redirect hops excluded; throttled requests included). Cost: O(distinct URLs requested).
 func (w *Web) RequestCounts() map[string]int { return w.counts.snapshot() }
 
 // TotalRequests returns the number of requests to known hosts, robots.txt
-// excluded.
+// and its redirect hops excluded.
 func (w *Web) TotalRequests() int { return int(w.counts.total.Load()) }
 
 // RobotsRequests returns how many times robots.txt of host (a name such as
-// "h3.crawler.test") was requested.
+// "h3.crawler.test") was requested, its redirect hops /robots-hop/<k>
+// (Behavior.RobotsRedirects, Behavior.RobotsLoop) included: a chain of n
+// redirects fetched once counts n+1.
 func (w *Web) RobotsRequests(host string) int {
 	h := w.g.hostIndex(host)
 	if h < 0 {
@@ -263,9 +302,13 @@ func (w *Web) RobotsRequests(host string) int {
 	return int(w.counts.robots[h].Load())
 }
 
-// ResetCounts sets every request count to zero. Requests served during the
-// reset may or may not be counted.
-func (w *Web) ResetCounts() { w.counts.reset() }
+// ResetCounts sets every request count to zero and empties the Log.
+// Requests served during the reset may or may not be counted. It does not
+// restart the page request counts of Behavior.ThrottleEvery and SlowDown.
+func (w *Web) ResetCounts() {
+	w.counts.reset()
+	w.resetLog()
+}
 
 // Bodies that do not depend on the URL.
 const (
@@ -323,6 +366,10 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	w.wg.Add(1)
 	w.mu.RUnlock()
 	defer w.wg.Done()
+	var start time.Time
+	if w.cfg.Log {
+		start = time.Now()
+	}
 
 	host := w.g.hostIndex(r.Host)
 	p := r.URL.Path
@@ -330,18 +377,40 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		p = "/"
 	}
 	p = removeDotSegments(p)
-	robots := host >= 0 && p == "/robots.txt" && r.URL.RawQuery == ""
+	hop := 0 // robots.txt redirect hop: /robots-hop/<hop>
+	if host >= 0 && r.URL.RawQuery == "" && p != "/robots.txt" {
+		hop = w.robotsHop(host, p, r.URL.RawQuery)
+	}
+	robots := host >= 0 && r.URL.RawQuery == "" && (p == "/robots.txt" || hop > 0)
+	if w.cfg.Log {
+		sw := &statusWriter{ResponseWriter: rw}
+		rw = sw
+		// Deferred, so that a request cut short (panic) is logged too.
+		defer func() { w.logRequest(r, host, p, robots, sw.status, start) }()
+	}
+	var nth int64 // page requests to the host so far, this one included
 	switch {
 	case host < 0:
 	case robots:
 		w.counts.robots[host].Add(1)
 	default:
 		w.counts.add(countKey{host, p, r.URL.RawQuery})
+		if w.pageReqs != nil {
+			nth = w.pageReqs[host].Add(1)
+		}
 	}
+	b := w.behavior(host)
 
 	delay := w.cfg.Latency
 	if w.cfg.HostLatency != nil && host >= 0 {
 		delay += w.cfg.HostLatency(hostName(r.Host))
+	}
+	switch {
+	case b == nil:
+	case robots:
+		delay += max(b.RobotsLatency, 0)
+	case b.SlowDown > 0:
+		delay += time.Duration(nth-1) * b.SlowDown
 	}
 	if delay > 0 {
 		ok := w.wait(r.Context(), delay)
@@ -365,11 +434,17 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		writeBody(rw, r, http.StatusNotFound, ctText, []byte("404 unknown host\n"))
 		return
 	case robots:
-		if hasRobots(host) {
-			writeBody(rw, r, http.StatusOK, ctText, []byte(robotsBody))
-		} else {
-			writeBody(rw, r, http.StatusNotFound, ctText, []byte(notFoundText))
+		w.serveRobots(rw, r, host, hop)
+		return
+	case b == nil:
+	case b.ThrottleEvery > 0 && nth%int64(b.ThrottleEvery) == 0:
+		if b.RetryAfter != "" {
+			rw.Header()["Retry-After"] = []string{b.RetryAfter}
 		}
+		writeBody(rw, r, http.StatusTooManyRequests, ctText, []byte(statusLine(http.StatusTooManyRequests)))
+		return
+	case b.PageStatus != 0:
+		writeBody(rw, r, b.PageStatus, ctHTML, errorPage(b.PageStatus))
 		return
 	}
 	res, ok := w.g.route(host, p)
