@@ -485,6 +485,68 @@ func TestNoFollow(t *testing.T) {
 	}
 }
 
+// Robots directives from the X-Robots-Tag header (on any content type, for
+// this crawler or all) and from meta tags named robots or for this crawler:
+// what the Crawler reports (NoIndex, NoFollow) and what it follows.
+func TestRobotsDirectives(t *testing.T) {
+	xrt := func(v string, links ...string) response {
+		r := html(links...)
+		r.header = map[string]string{"X-Robots-Tag": v}
+		return r
+	}
+	s := newSite(t, map[string]response{
+		"/": html("/hdr-nofollow", "/hdr-noindex", "/hdr-none", "/hdr-other", "/hdr-ours",
+			"/meta-ours", "/meta-other", "/plain", "/pdf"),
+		"/hdr-nofollow": xrt("nofollow", "/x1"),
+		"/hdr-noindex":  xrt("noindex", "/x2"),
+		"/hdr-none":     xrt("none", "/x3"),
+		"/hdr-other":    xrt("otherbot: nofollow, noindex", "/x4"),
+		"/hdr-ours":     xrt("Crawler: nofollow", "/x5"),
+		"/meta-ours":    {body: `<meta name="CRAWLER" content="noindex, nofollow"><a href="/x6">x</a>`},
+		"/meta-other":   {body: `<meta name="otherbot" content="none"><a href="/x7">x</a>`},
+		"/plain":        xrt("unavailable_after: 25 Jun 2030 15:00:00 PST", "/x8"),
+		"/pdf":          {ctype: "application/pdf", body: "%PDF-1.4", header: map[string]string{"X-Robots-Tag": "noindex"}},
+	})
+	for _, x := range []string{"/x1", "/x2", "/x3", "/x4", "/x5", "/x6", "/x7", "/x8"} {
+		s.set(x, html())
+	}
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		path              string
+		noIndex, noFollow bool
+		followed          string // the page's link, and whether it was fetched
+		fetched           bool
+	}{
+		{"/hdr-nofollow", false, true, "/x1", false},
+		{"/hdr-noindex", true, false, "/x2", true},
+		{"/hdr-none", true, true, "/x3", false},
+		{"/hdr-other", false, false, "/x4", true},
+		{"/hdr-ours", false, true, "/x5", false},
+		{"/meta-ours", true, true, "/x6", false},
+		{"/meta-other", false, false, "/x7", true},
+		{"/plain", false, false, "/x8", true},
+		{"/pdf", true, false, "", false},
+	}
+	req := s.requests()
+	for _, w := range want {
+		p := got.page(s.URL + w.path)
+		if p == nil {
+			t.Errorf("%s: not handled", w.path)
+			continue
+		}
+		if p.NoIndex != w.noIndex || p.NoFollow != w.noFollow {
+			t.Errorf("%s: NoIndex %v NoFollow %v, want %v %v", w.path, p.NoIndex, p.NoFollow, w.noIndex, w.noFollow)
+		}
+		if w.followed != "" && (req[w.followed] == 1) != w.fetched {
+			t.Errorf("%s: link %s requested %d times, want fetched %v", w.path, w.followed, req[w.followed], w.fetched)
+		}
+	}
+}
+
 // chainSite is a site whose page i links to page i+1 and to 3 leaves.
 func chainSite(t *testing.T, n int) *site {
 	pages := map[string]response{}

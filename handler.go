@@ -35,8 +35,11 @@ type Page struct {
 	Links []string
 	// Canonical is the page's <link rel="canonical"> target, resolved.
 	Canonical string
-	// NoFollow and NoIndex report the page's <meta name="robots">. A
-	// NoFollow page's links are not followed.
+	// NoFollow and NoIndex report the page's robots directives: the
+	// X-Robots-Tag header (any content type) and, in HTML, <meta
+	// name="robots"> or a meta tag named for the crawler's product token;
+	// "none" sets both. A NoFollow page's links are not followed (unless
+	// IgnoreNoFollow); NoIndex is for the Handler to honour.
 	NoFollow, NoIndex bool
 
 	FetchedAt time.Time     // when the request was sent

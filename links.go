@@ -20,14 +20,16 @@ type extracted struct {
 	hrefs     []string // hrefs of <a> and <area>, in document order
 	base      string   // the first <base href>
 	canonical string   // <link rel="canonical" href>
-	noFollow  bool     // <meta name="robots"> says nofollow (or none)
-	noIndex   bool     // <meta name="robots"> says noindex (or none)
+	noFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
+	noIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
 }
 
 // extractLinks tokenizes an HTML body (never building a DOM) and collects
 // its links and the directives that govern them. Links marked
-// rel="nofollow" are dropped unless keepNoFollow is set.
-func extractLinks(body []byte, keepNoFollow bool) extracted {
+// rel="nofollow" are dropped unless keepNoFollow is set. Robots meta tags
+// are read for name="robots" and for name=agent, the crawler's product
+// token (as name="googlebot" speaks to one crawler).
+func extractLinks(body []byte, keepNoFollow bool, agent string) extracted {
 	var ex extracted
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
@@ -64,13 +66,51 @@ func extractLinks(body []byte, keepNoFollow bool) extracted {
 			}
 		case atom.Meta:
 			name, content, _ := attrs(z, "name", "content")
-			if strings.EqualFold(strings.TrimSpace(name), "robots") {
-				none := hasToken(content, "none")
-				ex.noFollow = ex.noFollow || none || hasToken(content, "nofollow")
-				ex.noIndex = ex.noIndex || none || hasToken(content, "noindex")
+			name = strings.TrimSpace(name)
+			if strings.EqualFold(name, "robots") || agent != "" && strings.EqualFold(name, agent) {
+				noIndex, noFollow := robotsDirectives(content)
+				ex.noIndex, ex.noFollow = ex.noIndex || noIndex, ex.noFollow || noFollow
 			}
 		}
 	}
+}
+
+// robotsDirectives reads a robots meta tag's content or an X-Robots-Tag
+// directive list: noindex, nofollow, or none (both).
+func robotsDirectives(list string) (noIndex, noFollow bool) {
+	none := hasToken(list, "none")
+	return none || hasToken(list, "noindex"), none || hasToken(list, "nofollow")
+}
+
+// xRobotsTag reads X-Robots-Tag header values: comma-separated directives,
+// each value optionally led by "agent:" to speak to one crawler only, as
+// in "otherbot: noindex". Values for other agents are ignored; agent is
+// the crawler's product token.
+func xRobotsTag(values []string, agent string) (noIndex, noFollow bool) {
+	for _, v := range values {
+		if name, rest, ok := strings.Cut(v, ":"); ok {
+			name = strings.TrimSpace(name)
+			if !strings.ContainsAny(name, " ,\t") && !valuedDirective(name) {
+				if !strings.EqualFold(name, agent) {
+					continue
+				}
+				v = rest
+			}
+		}
+		i, f := robotsDirectives(v)
+		noIndex, noFollow = noIndex || i, noFollow || f
+	}
+	return noIndex, noFollow
+}
+
+// valuedDirective reports whether name is a robots directive that takes a
+// value after a colon, not an agent name.
+func valuedDirective(name string) bool {
+	switch strings.ToLower(name) {
+	case "unavailable_after", "max-snippet", "max-image-preview", "max-video-preview":
+		return true
+	}
+	return false
 }
 
 // attrs reads the remaining attributes of the current tag and returns the

@@ -33,7 +33,7 @@ func TestExtractLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			ex := extractLinks([]byte(tt.html), tt.keepNoFollow)
+			ex := extractLinks([]byte(tt.html), tt.keepNoFollow, "crawler")
 			if !slices.Equal(ex.hrefs, tt.hrefs) {
 				t.Errorf("hrefs = %q, want %q", ex.hrefs, tt.hrefs)
 			}
@@ -49,7 +49,7 @@ func TestExtractLinks(t *testing.T) {
 
 func TestExtractLinksBounded(t *testing.T) {
 	page := strings.Repeat(`<a href="/x">`, maxLinksPerPage+100)
-	if n := len(extractLinks([]byte(page), false).hrefs); n != maxLinksPerPage {
+	if n := len(extractLinks([]byte(page), false, "crawler").hrefs); n != maxLinksPerPage {
 		t.Fatalf("kept %d links, want the cap %d", n, maxLinksPerPage)
 	}
 }
@@ -80,10 +80,38 @@ func FuzzExtractLinks(f *testing.F) {
 	f.Add([]byte(`<a href='`))
 	f.Add([]byte(`<area href=/x><link rel=canonical href=/c>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ex := extractLinks(body, false)
-		all := extractLinks(body, true)
+		ex := extractLinks(body, false, "crawler")
+		all := extractLinks(body, true, "crawler")
 		if len(ex.hrefs) > len(all.hrefs) || len(all.hrefs) > maxLinksPerPage {
 			t.Fatalf("nofollow filtering added links: %d > %d", len(ex.hrefs), len(all.hrefs))
 		}
 	})
+}
+
+func TestXRobotsTag(t *testing.T) {
+	tests := []struct {
+		values            []string
+		noIndex, noFollow bool
+	}{
+		{nil, false, false},
+		{[]string{"noindex"}, true, false},
+		{[]string{"NOFOLLOW"}, false, true},
+		{[]string{"none"}, true, true},
+		{[]string{"noindex, nofollow"}, true, true},
+		{[]string{"noarchive", "nofollow"}, false, true},
+		{[]string{"crawler: noindex"}, true, false},
+		{[]string{"Crawler:none"}, true, true},
+		{[]string{"otherbot: noindex"}, false, false},
+		{[]string{"otherbot: noindex", "nofollow"}, false, true},
+		{[]string{"unavailable_after: 25 Jun 2030 15:00:00 PST"}, false, false},
+		{[]string{"max-snippet: 20, noindex"}, true, false},
+		{[]string{"all"}, false, false},
+		{[]string{"index, follow"}, false, false},
+	}
+	for _, tt := range tests {
+		i, f := xRobotsTag(tt.values, "crawler")
+		if i != tt.noIndex || f != tt.noFollow {
+			t.Errorf("xRobotsTag(%q) = %v, %v; want %v, %v", tt.values, i, f, tt.noIndex, tt.noFollow)
+		}
+	}
 }

@@ -164,6 +164,7 @@ func (r *run) skipRetired(ctx context.Context, e frontier.Entry, cause error) {
 func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
+	p.NoIndex, p.NoFollow = xRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
 	r.countResponse(resp)
 	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
 
@@ -189,8 +190,8 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 	if resp.Status/100 != 2 || !isHTML(p.ContentType, p.Body) {
 		return
 	}
-	ex := extractLinks(p.Body, r.c.IgnoreNoFollow)
-	p.NoFollow, p.NoIndex = ex.noFollow, ex.noIndex
+	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken)
+	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
 	base := u
 	if ex.base != "" {
 		if b, err := r.canon.Resolve(u, ex.base); err == nil {
