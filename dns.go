@@ -35,7 +35,7 @@ const (
 // Go's resolver does not expose the TTLs of DNS records, so every answer
 // is kept for the same TTL, whatever its records said.
 //
-// Concurrent lookups of one name share one query. A caller whose context
+// Concurrent lookups of one name, in any letter case, share one query. A caller whose context
 // ends stops waiting at once; the query goes on for the others, or, if it
 // was the caller's own, is cancelled and the next caller asks again.
 // Lookups cancelled or timed out by their caller's context are not cached.
@@ -58,7 +58,7 @@ type DNSCache struct {
 	Resolver *net.Resolver
 	// Dialer dials the resolved addresses in DialContext; its Resolver is
 	// not used. Nil means a dialer with a 10 s timeout and 30 s TCP
-	// keep-alive, as NewTransport has always used.
+	// keep-alive.
 	Dialer *net.Dialer
 	// TTL is how long an answer is kept. 0 means DefaultDNSTTL; a negative
 	// value keeps none (concurrent lookups still share a query).
