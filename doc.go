@@ -31,8 +31,10 @@
 // The zero Crawler is polite: it obeys robots.txt (and its Crawl-delay,
 // capped at 30 s), waits a second between requests to one host with one
 // request at a time, sends [DefaultUserAgent], reads at most 10 MiB of a
-// body in at most 30 s, follows at most 10 redirects, and honours
-// rel="nofollow" and <meta name="robots" content="nofollow">. Each default
+// body in at most 30 s, follows at most 10 redirects, honours
+// rel="nofollow" and <meta name="robots" content="nofollow">, and looks a
+// host's name up once per five minutes rather than once per connection
+// ([DNSCache]; a failed lookup is kept for 30 s). Each default
 // is a field to change. Every piece (Fetcher, Frontier, Seen, Canon,
 // Robots, Handler, Scope) can be replaced by your own.
 //

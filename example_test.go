@@ -3,10 +3,12 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"time"
 
 	"crawler"
 )
@@ -91,4 +93,18 @@ func ExampleChain() {
 	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/", Status: 200})
 	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/gone", Status: 404})
 	// Output: http://a.test/
+}
+
+// A transport of your own that caches DNS: answers kept a minute, and a
+// longer dial timeout than the default.
+func ExampleDNSCache() {
+	dns := &crawler.DNSCache{
+		TTL:    time.Minute,
+		Dialer: &net.Dialer{Timeout: 20 * time.Second, KeepAlive: 30 * time.Second},
+	}
+	tr := crawler.NewTransport() // or an http.Transport of your own
+	tr.DialContext = dns.DialContext
+	tr.Proxy = http.ProxyFromEnvironment
+	c := &crawler.Crawler{Fetcher: &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}}
+	_ = c // c.Run(ctx, "https://example.com/")
 }

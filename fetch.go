@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -75,7 +74,8 @@ func (e *FetchError) Timeout() bool {
 // ready to use with the defaults below. It is safe for concurrent use; set
 // its fields before the first Fetch and do not change them after.
 type HTTPFetcher struct {
-	// Client sends the requests. Nil means a client over [NewTransport].
+	// Client sends the requests. Nil means a client over [NewTransport],
+	// which caches DNS answers (see [DNSCache]).
 	// The fetcher uses a copy of it whose CheckRedirect stops at the first
 	// response, since redirects are the crawler's to schedule.
 	Client *http.Client
@@ -97,10 +97,15 @@ type HTTPFetcher struct {
 // of many hosts, bounded dial, TLS and header times, and no proxy (the
 // library reads no environment; set Proxy to http.ProxyFromEnvironment to
 // honour HTTP_PROXY and its kin).
+//
+// Its DialContext is that of a new [DNSCache] with the default settings,
+// of its own: a host's name is looked up once per DefaultDNSTTL (a failure
+// once per DefaultDNSErrorTTL), not once per connection. To cache DNS
+// otherwise, replace DialContext with that of a DNSCache of your own.
 func NewTransport() *http.Transport {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	dns := &DNSCache{}
 	return &http.Transport{
-		DialContext:            dialer.DialContext,
+		DialContext:            dns.DialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           1024,
 		MaxIdleConnsPerHost:    4,

@@ -1,0 +1,671 @@
+package crawler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"golang.org/x/net/dns/dnsmessage"
+
+	"crawler"
+)
+
+// dnsServer is a DNS server on 127.0.0.1 (UDP) that answers for the names
+// it was given and NXDOMAIN for any other, and counts the queries by name
+// and type. The A queries of a held name wait until release is called.
+type dnsServer struct {
+	conn  net.PacketConn
+	names map[string][]netip.Addr // "a.test." → its addresses, A and AAAA
+
+	mu     sync.Mutex
+	counts map[string]int // "a.test. A" → queries
+	holds  map[string]*hold
+
+	loop  sync.WaitGroup // the read loop
+	held  sync.WaitGroup // held queries waiting
+	stop  chan struct{}
+	close sync.Once
+}
+
+// hold keeps the A queries of one name waiting: each arrival is sent on
+// arrived, and all of them are answered once release is closed.
+type hold struct {
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func newDNSServer(t *testing.T, names map[string][]netip.Addr) *dnsServer {
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &dnsServer{conn: conn, names: map[string][]netip.Addr{}, counts: map[string]int{},
+		holds: map[string]*hold{}, stop: make(chan struct{})}
+	for n, a := range names {
+		s.names[strings.ToLower(n)+"."] = a
+	}
+	s.loop.Go(s.serve)
+	t.Cleanup(s.shutdown)
+	return s
+}
+
+// shutdown stops the read loop, answers the held queries and closes the
+// socket, leaving no goroutine behind.
+func (s *dnsServer) shutdown() {
+	s.close.Do(func() {
+		s.conn.SetReadDeadline(time.Unix(1, 0)) // ends the read loop
+		s.loop.Wait()
+		close(s.stop)
+		s.held.Wait()
+		s.conn.Close()
+	})
+}
+
+func (s *dnsServer) serve() {
+	buf := make([]byte, 1500)
+	for {
+		n, from, err := s.conn.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		var p dnsmessage.Parser
+		h, err := p.Start(buf[:n])
+		if err != nil {
+			continue
+		}
+		q, err := p.Question()
+		if err != nil {
+			continue
+		}
+		name := strings.ToLower(q.Name.String())
+		s.mu.Lock()
+		s.counts[name+" "+typeName(q.Type)]++
+		hd := s.holds[name]
+		s.mu.Unlock()
+		if hd != nil && q.Type == dnsmessage.TypeA {
+			s.held.Go(func() {
+				select {
+				case hd.arrived <- struct{}{}:
+				default: // nobody is counting so many
+				}
+				select {
+				case <-hd.release:
+				case <-s.stop:
+				}
+				s.answer(h, q, name, from)
+			})
+			continue
+		}
+		s.answer(h, q, name, from)
+	}
+}
+
+func (s *dnsServer) answer(h dnsmessage.Header, q dnsmessage.Question, name string, to net.Addr) {
+	addrs, known := s.names[name]
+	rcode := dnsmessage.RCodeSuccess
+	if !known {
+		rcode = dnsmessage.RCodeNameError
+	}
+	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true,
+		RecursionDesired: h.RecursionDesired, RecursionAvailable: true, RCode: rcode})
+	b.EnableCompression()
+	b.StartQuestions()
+	b.Question(q)
+	b.StartAnswers()
+	rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}
+	for _, a := range addrs {
+		switch {
+		case q.Type == dnsmessage.TypeA && a.Is4():
+			b.AResource(rh, dnsmessage.AResource{A: a.As4()})
+		case q.Type == dnsmessage.TypeAAAA && a.Is6():
+			b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: a.As16()})
+		}
+	}
+	msg, err := b.Finish()
+	if err != nil {
+		panic(err)
+	}
+	s.conn.WriteTo(msg, to)
+}
+
+func typeName(t dnsmessage.Type) string { return strings.TrimPrefix(t.String(), "Type") }
+
+// queries returns the A queries made for name ("a.test").
+func (s *dnsServer) queries(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[name+". A"]
+}
+
+// total returns the queries made for any name and type.
+func (s *dnsServer) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	return n
+}
+
+// hold makes the A queries of name wait until the returned function is
+// called; each one's arrival is sent on the channel.
+func (s *dnsServer) hold(name string) (arrived <-chan struct{}, release func()) {
+	hd := &hold{arrived: make(chan struct{}, 16), release: make(chan struct{})}
+	s.mu.Lock()
+	s.holds[name+"."] = hd
+	s.mu.Unlock()
+	var once sync.Once
+	return hd.arrived, func() { once.Do(func() { close(hd.release) }) }
+}
+
+// resolver returns a pure-Go resolver that sends every query to s.
+func (s *dnsServer) resolver() *net.Resolver {
+	addr := s.conn.LocalAddr().String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", addr)
+	}}
+}
+
+// fakeClock is a clock that moves only when told to.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var (
+	loop4 = netip.MustParseAddr("127.0.0.1")
+	loop6 = netip.MustParseAddr("::1")
+)
+
+func testNames() map[string][]netip.Addr {
+	m := map[string][]netip.Addr{
+		"a.test":    {loop4},
+		"v6.test":   {loop6},
+		"dual.test": {loop4, loop6},
+	}
+	for _, n := range []string{"b", "c", "d", "e", "f", "hold", "hold2", "many"} {
+		m[n+".test"] = []netip.Addr{loop4}
+	}
+	return m
+}
+
+// wait receives from ch, failing the test if nothing comes in 10 s (a
+// guard against hanging, not a wait for an event).
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+func TestDNSCacheTTL(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	clock := newFakeClock()
+	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	ctx := context.Background()
+
+	for i, host := range []string{"a.test", "a.test", "A.Test", "a.test"} {
+		addrs, err := c.LookupNetIP(ctx, host)
+		if err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
+			t.Fatalf("lookup %d of %s = %v, %v; want [127.0.0.1]", i, host, addrs, err)
+		}
+		addrs[0] = netip.IPv6Unspecified() // the slice is ours: the cache must not see this
+	}
+	if n := s.queries("a.test"); n != 1 {
+		t.Errorf("4 lookups within the TTL made %d queries, want 1", n)
+	}
+	clock.Advance(crawler.DefaultDNSTTL - time.Nanosecond)
+	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
+		t.Fatalf("lookup just before the TTL = %v, %v", addrs, err)
+	}
+	if n := s.queries("a.test"); n != 1 {
+		t.Errorf("a lookup just before the TTL made a query (%d in all)", n)
+	}
+	clock.Advance(time.Nanosecond)
+	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
+		t.Fatalf("lookup at the TTL = %v, %v", addrs, err)
+	}
+	if n := s.queries("a.test"); n != 2 {
+		t.Errorf("after the TTL: %d queries, want 2", n)
+	}
+	if addrs, err := c.LookupNetIP(ctx, "dual.test"); err != nil || len(addrs) != 2 || !slices.Contains(addrs, loop4) || !slices.Contains(addrs, loop6) {
+		t.Errorf("dual.test = %v, %v; want 127.0.0.1 and ::1", addrs, err)
+	}
+	if n := c.Len(); n != 2 {
+		t.Errorf("Len = %d, want 2", n)
+	}
+
+	// A cache whose TTL is set keeps answers that long.
+	c2 := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, TTL: time.Minute}
+	c2.LookupNetIP(ctx, "b.test")
+	clock.Advance(59 * time.Second)
+	c2.LookupNetIP(ctx, "b.test")
+	clock.Advance(time.Second)
+	c2.LookupNetIP(ctx, "b.test")
+	if n := s.queries("b.test"); n != 2 {
+		t.Errorf("TTL 1m, lookups at 0, 59 s and 60 s: %d queries, want 2", n)
+	}
+	// A negative TTL keeps nothing.
+	c3 := &crawler.DNSCache{Resolver: s.resolver(), TTL: -1}
+	c3.LookupNetIP(ctx, "c.test")
+	c3.LookupNetIP(ctx, "c.test")
+	if n, l := s.queries("c.test"), c3.Len(); n != 2 || l != 0 {
+		t.Errorf("TTL -1: %d queries and %d entries, want 2 and 0", n, l)
+	}
+}
+
+func TestDNSCacheNegative(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	clock := newFakeClock()
+	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	ctx := context.Background()
+
+	for range 3 {
+		addrs, err := c.LookupNetIP(ctx, "nx.test")
+		var dnsErr *net.DNSError
+		if !errors.As(err, &dnsErr) || !dnsErr.IsNotFound || addrs != nil {
+			t.Fatalf("nx.test = %v, %v; want a not-found *net.DNSError", addrs, err)
+		}
+	}
+	// Through DialContext, the failure is still a DNS error for the stats.
+	_, err := c.DialContext(ctx, "tcp", "nx.test:80")
+	if k := crawler.ErrorKind(err); k != crawler.KindDNS {
+		t.Errorf("dialing nx.test: %v, of kind %q; want %q", err, k, crawler.KindDNS)
+	}
+	if n := s.queries("nx.test"); n != 1 {
+		t.Errorf("4 failed lookups within the error TTL made %d queries, want 1", n)
+	}
+	clock.Advance(crawler.DefaultDNSErrorTTL)
+	if _, err := c.LookupNetIP(ctx, "nx.test"); err == nil {
+		t.Fatal("nx.test resolved")
+	}
+	if n := s.queries("nx.test"); n != 2 {
+		t.Errorf("after the error TTL: %d queries, want 2", n)
+	}
+
+	// ErrorTTL set, and negative (failures not kept).
+	c2 := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, ErrorTTL: time.Second}
+	c2.LookupNetIP(ctx, "nx2.test")
+	c2.LookupNetIP(ctx, "nx2.test")
+	clock.Advance(time.Second)
+	c2.LookupNetIP(ctx, "nx2.test")
+	if n := s.queries("nx2.test"); n != 2 {
+		t.Errorf("ErrorTTL 1s: %d queries, want 2", n)
+	}
+	c3 := &crawler.DNSCache{Resolver: s.resolver(), ErrorTTL: -1}
+	c3.LookupNetIP(ctx, "nx3.test")
+	c3.LookupNetIP(ctx, "nx3.test")
+	if n := s.queries("nx3.test"); n != 2 {
+		t.Errorf("ErrorTTL -1: %d queries, want 2", n)
+	}
+}
+
+func TestDNSCacheConcurrentLookupsShareAQuery(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	c := &crawler.DNSCache{Resolver: s.resolver()}
+	arrived, release := s.hold("many.test")
+	defer release()
+
+	// Each caller spells the name in its own case: net.Resolver shares a
+	// query between concurrent lookups of one spelling, not of several.
+	const n = 50
+	var started, done sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		started.Add(1)
+		done.Go(func() {
+			started.Done()
+			addrs, err := c.LookupNetIP(context.Background(), spell("many.test", i))
+			if err == nil && !slices.Equal(addrs, []netip.Addr{loop4}) {
+				err = fmt.Errorf("got %v", addrs)
+			}
+			errs <- err
+		})
+	}
+	started.Wait()
+	wait(t, arrived, "the query")
+	release()
+	done.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if q := s.queries("many.test"); q != 1 {
+		t.Errorf("%d concurrent lookups made %d queries, want 1", n, q)
+	}
+}
+
+// spell returns name with the letters whose index is a set bit of i in
+// upper case.
+func spell(name string, i int) string {
+	b := []byte(name)
+	for j := range b {
+		if i&(1<<j) != 0 {
+			b[j] = byte(unicode.ToUpper(rune(b[j])))
+		}
+	}
+	return string(b)
+}
+
+// A caller waiting on another's query returns as soon as its context ends;
+// the query goes on for the one that made it.
+func TestDNSCacheWaiterCancel(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	c := &crawler.DNSCache{Resolver: s.resolver()}
+	arrived, release := s.hold("hold.test")
+	defer release()
+
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.LookupNetIP(context.Background(), "hold.test")
+		first <- err
+	}()
+	wait(t, arrived, "the first query")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		_, err := c.LookupNetIP(ctx, "hold.test")
+		second <- err
+	}()
+	cancel()
+	select {
+	case err := <-second:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled waiter: %v, want context.Canceled", err)
+		}
+	case err := <-first:
+		t.Fatalf("the held query ended (%v) before the cancelled waiter returned", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled waiter did not return")
+	}
+	// Expired deadlines too.
+	dctx, dcancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
+	defer dcancel()
+	if _, err := c.LookupNetIP(dctx, "hold.test"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiter past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+
+	release()
+	if err := <-first; err != nil {
+		t.Errorf("the query's maker: %v", err)
+	}
+	if addrs, err := c.LookupNetIP(context.Background(), "hold.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
+		t.Errorf("after: %v, %v", addrs, err)
+	}
+	if n := s.queries("hold.test"); n != 1 {
+		t.Errorf("%d queries, want 1", n)
+	}
+}
+
+// When the caller whose query it is gives up, its lookup is dropped and not
+// cached; a caller still waiting asks again.
+func TestDNSCacheLeaderCancel(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	c := &crawler.DNSCache{Resolver: s.resolver()}
+	arrived, release := s.hold("hold2.test")
+	defer release()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.LookupNetIP(ctx, "hold2.test")
+		first <- err
+	}()
+	wait(t, arrived, "the first query")
+	second := make(chan error, 1)
+	go func() {
+		addrs, err := c.LookupNetIP(context.Background(), "hold2.test")
+		if err == nil && !slices.Equal(addrs, []netip.Addr{loop4}) {
+			err = fmt.Errorf("got %v", addrs)
+		}
+		second <- err
+	}()
+	cancel()
+	select {
+	case err := <-first:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled lookup: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled lookup did not return")
+	}
+	if n := c.Len(); n != 0 {
+		t.Errorf("an abandoned lookup was cached (Len %d)", n)
+	}
+	wait(t, arrived, "the second query")
+	release()
+	if err := <-second; err != nil {
+		t.Errorf("the waiter: %v", err)
+	}
+	if n := s.queries("hold2.test"); n != 2 {
+		t.Errorf("%d queries, want 2 (the abandoned one, then the waiter's)", n)
+	}
+}
+
+func TestDNSCacheLiteralIPs(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	c := &crawler.DNSCache{Resolver: s.resolver()}
+	ctx := context.Background()
+	for _, ip := range []string{"127.0.0.1", "::1", "fe80::1%lo", "::ffff:127.0.0.1"} {
+		addrs, err := c.LookupNetIP(ctx, ip)
+		if err != nil || len(addrs) != 1 || addrs[0] != netip.MustParseAddr(ip) {
+			t.Errorf("LookupNetIP(%s) = %v, %v", ip, addrs, err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	conn, err := c.DialContext(ctx, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	// A bracketed IPv6 literal, refused by "tcp4" without a lookup.
+	if _, err := c.DialContext(ctx, "tcp4", fmt.Sprintf("[::1]:%d", port)); err == nil || !strings.Contains(err.Error(), "no suitable address") {
+		t.Errorf("tcp4 to [::1]: %v, want no suitable address", err)
+	}
+	if ln6, err := net.Listen("tcp6", "[::1]:0"); err == nil { // where IPv6 loopback exists
+		conn, err := c.DialContext(ctx, "tcp", ln6.Addr().String())
+		if err != nil {
+			t.Error(err)
+		} else {
+			conn.Close()
+		}
+		ln6.Close()
+	}
+	if n := s.total(); n != 0 || c.Len() != 0 {
+		t.Errorf("literal addresses made %d queries and %d entries, want none", n, c.Len())
+	}
+}
+
+func TestDNSCacheDial(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	c := &crawler.DNSCache{Resolver: s.resolver()}
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	addr := func(host string) string { return fmt.Sprintf("%s:%d", host, port) }
+
+	// dual.test has ::1 and 127.0.0.1; only the latter listens, so "tcp"
+	// gets there whatever the order, and "tcp4" there directly.
+	for _, network := range []string{"tcp", "tcp4", "tcp"} {
+		conn, err := c.DialContext(ctx, network, addr("dual.test"))
+		if err != nil {
+			t.Fatalf("%s dual.test: %v", network, err)
+		}
+		if got := conn.RemoteAddr().(*net.TCPAddr).AddrPort().Addr().Unmap(); got != loop4 {
+			t.Errorf("%s dual.test connected to %v", network, got)
+		}
+		conn.Close()
+	}
+	if _, err := c.DialContext(ctx, "tcp6", addr("a.test")); err == nil || !strings.Contains(err.Error(), "no suitable address") {
+		t.Errorf("tcp6 to a.test (IPv4 only): %v, want no suitable address", err)
+	}
+	if _, err := c.DialContext(ctx, "tcp4", addr("v6.test")); err == nil || !strings.Contains(err.Error(), "no suitable address") {
+		t.Errorf("tcp4 to v6.test (IPv6 only): %v, want no suitable address", err)
+	}
+	ln.Close()
+	// Nothing listens now: both addresses fail, and both say so.
+	_, err = c.DialContext(ctx, "tcp", addr("dual.test"))
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "[::1]") {
+		t.Errorf("dial to a closed port: %v, want the errors of both addresses", err)
+	}
+	if q := s.queries("dual.test") + s.queries("a.test") + s.queries("v6.test"); q != 3 {
+		t.Errorf("%d queries, want 3 (one per name)", q)
+	}
+	// A cancelled context ends the dial.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.DialContext(cctx, "tcp", addr("b.test")); !errors.Is(err, context.Canceled) {
+		t.Errorf("dial with a cancelled context: %v", err)
+	}
+}
+
+func TestDNSCacheMaxEntries(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	clock := newFakeClock()
+	ctx := context.Background()
+	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 3}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "nx1", "nx2"} {
+		c.LookupNetIP(ctx, n+".test")
+		if l := c.Len(); l > 3 || l < 1 {
+			t.Fatalf("after %s.test: Len = %d, want 1 to 3", n, l)
+		}
+	}
+
+	// Expired entries go first: nx.test (error TTL) has expired, a.test
+	// not, so b.test takes nx.test's place.
+	c = &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 2}
+	c.LookupNetIP(ctx, "a.test")
+	c.LookupNetIP(ctx, "nx.test")
+	clock.Advance(crawler.DefaultDNSErrorTTL)
+	c.LookupNetIP(ctx, "b.test")
+	before := s.queries("a.test")
+	c.LookupNetIP(ctx, "a.test")
+	if l, q := c.Len(), s.queries("a.test")-before; l != 2 || q != 0 {
+		t.Errorf("Len = %d, a.test queried %d more times; want 2 and 0", l, q)
+	}
+}
+
+// newDNSTransport returns a transport like NewTransport's, resolving
+// through s.
+func newDNSTransport(s *dnsServer) *http.Transport {
+	tr := crawler.NewTransport()
+	tr.DialContext = (&crawler.DNSCache{Resolver: s.resolver()}).DialContext
+	tr.DisableKeepAlives = true // a new connection for each request
+	return tr
+}
+
+func TestHTTPFetcherCachesDNS(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	var mu sync.Mutex
+	conns := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<html>hi</html>")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+
+	tr := newDNSTransport(s)
+	defer tr.CloseIdleConnections()
+	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	for i := range 4 {
+		resp, err := f.Fetch(context.Background(), &crawler.Request{URL: fmt.Sprintf("http://a.test:%d/%d", port, i)})
+		if err != nil || resp.Status != 200 {
+			t.Fatalf("fetch %d: %v, %v", i, resp, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if conns != 4 {
+		t.Errorf("%d connections, want 4", conns)
+	}
+	if q := s.queries("a.test"); q != 1 {
+		t.Errorf("4 fetches over new connections made %d DNS queries, want 1", q)
+	}
+}
+
+func TestCrawlCachesDNS(t *testing.T) {
+	noLeak(t)
+	s := newDNSServer(t, testNames())
+	site := newSite(t, map[string]response{
+		"/":           html("/a", "/b"),
+		"/a":          html("/", "/b", "/c"),
+		"/b":          html("/c"),
+		"/c":          html(),
+		"/robots.txt": {ctype: "text/plain", body: "User-agent: *\nDisallow:\n"},
+	})
+	port := site.Listener.Addr().(*net.TCPAddr).Port
+	tr := newDNSTransport(s)
+	defer tr.CloseIdleConnections()
+	var got collect
+	c := fast(&got)
+	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	if err := c.Run(context.Background(), fmt.Sprintf("http://a.test:%d/", port)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.urls()); n != 4 {
+		t.Errorf("crawled %v, want 4 pages", got.urls())
+	}
+	if st := c.Stats(); st.Fetched != 4 || st.RobotsFetched != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if q := s.queries("a.test"); q != 1 {
+		t.Errorf("a crawl of 5 requests to a.test made %d DNS queries, want 1", q)
+	}
+}
