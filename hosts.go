@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -32,28 +33,31 @@ type hostTable struct {
 }
 
 type hostEntry struct {
-	stats HostStats // Host left unset
-	pace  politeness.HostPace
+	stats   HostStats // Host left unset
+	pace    politeness.HostPace
+	retired error // the Err of the host's pages once it is retired
 }
 
 func newHostTable(p politeness.Pacing) *hostTable {
 	return &hostTable{pacing: p, hosts: map[string]*hostEntry{}}
 }
 
-// retired returns why host was retired, or "".
-func (t *hostTable) retired(host string) string {
+// retired returns the error, wrapping ErrHostRetired, that the pages of
+// a retired host get, or nil while the host is crawled.
+func (t *hostTable) retired(host string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if h := t.hosts[host]; h != nil {
-		return h.pace.Retired
+		return h.retired
 	}
-	return ""
+	return nil
 }
 
 // record accounts one request to host (a page when robots is false) that
-// ended at now, and returns when the host may be contacted again and
-// whether the host is now retired.
-func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time, o politeness.Outcome) (next time.Time, retired string) {
+// ended at now, and returns when the host may be contacted again. If the
+// request retired the host, justRetired is the error its pages get from now
+// on, wrapping ErrHostRetired and cause (the request's error, if any).
+func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time, o politeness.Outcome, cause error) (next time.Time, justRetired error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	h := t.hosts[host]
@@ -73,7 +77,15 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	}
 	next = t.pacing.Next(p, now, o)
 	s.Delay, s.Failures, s.Retired = p.Delay, p.Failures, p.Retired
-	return next, p.Retired
+	if p.Retired != "" && h.retired == nil {
+		if cause == nil {
+			h.retired = fmt.Errorf("%w: %s: %s", ErrHostRetired, host, p.Retired)
+		} else {
+			h.retired = fmt.Errorf("%w: %s: %d failures in a row, the last: %w", ErrHostRetired, host, p.Failures, cause)
+		}
+		return next, h.retired
+	}
+	return next, nil
 }
 
 // snapshot returns the stats of every host contacted, sorted by host.

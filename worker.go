@@ -27,8 +27,8 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
 		return o
 	}
-	if reason := r.hostTab.retired(e.Host); reason != "" {
-		r.skipRetired(ctx, e, errors.New(reason))
+	if err := r.hostTab.retired(e.Host); err != nil {
+		r.skipRetired(ctx, e, err)
 		return o
 	}
 
@@ -57,14 +57,14 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		pace.Status, pace.RetryAfter, pace.Duration = resp.Status, resp.Header.Get("Retry-After"), resp.Duration
 		bodyBytes = int64(len(resp.Body))
 	}
-	var retired string
-	o.next, retired = r.hostTab.record(e.Host, false, bodyBytes, end, pace)
-	if retired != "" && pace.Failed() {
+	var retired error
+	o.next, retired = r.hostTab.record(e.Host, false, bodyBytes, end, pace, err)
+	if retired != nil {
 		r.stats.hostsRetired.Add(1)
-		r.log.Warn("host retired", "host", e.Host, "reason", retired)
+		r.log.Warn("host retired", "host", e.Host, "err", retired)
 	}
 
-	if pace.Failed() && e.Tries < r.maxRetries && retired == "" {
+	if pace.Failed() && e.Tries < r.maxRetries && retired == nil {
 		// 429, 5xx or no response: the host's backoff applies, then the
 		// URL is tried again. The handler hears of it only at the end.
 		o.retry = true
@@ -118,12 +118,12 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 			r.stats.addError(KindRobotsUnavailable)
 			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
 		}
-		var retired string
-		o.next, retired = r.hostTab.record(e.Host, true, 0, end, pace)
-		if retired != "" && unavailable {
+		var retired error
+		o.next, retired = r.hostTab.record(e.Host, true, 0, end, pace, err)
+		if retired != nil {
 			r.stats.hostsRetired.Add(1)
-			r.log.Warn("host retired", "host", e.Host, "reason", retired)
-			r.skipRetired(ctx, e, err)
+			r.log.Warn("host retired", "host", e.Host, "err", retired)
+			r.skipRetired(ctx, e, retired)
 			return crawlDelay, true
 		}
 	}
@@ -151,12 +151,11 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 	return crawlDelay, false
 }
 
-// skipRetired reports e, unfetched, to the handler: its host is retired,
-// for the reason or the last failure cause.
-func (r *run) skipRetired(ctx context.Context, e frontier.Entry, cause error) {
+// skipRetired reports e, unfetched, to the handler with err, the error of
+// its retired host.
+func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
 	r.stats.addError(KindHostRetired)
-	r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer,
-		Err: fmt.Errorf("%w: %s: %w", ErrHostRetired, e.Host, cause), FetchedAt: time.Now()})
+	r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
