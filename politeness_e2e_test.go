@@ -269,3 +269,25 @@ func hostStats(c *crawler.Crawler, host string) crawler.HostStats {
 	}
 	return all[i]
 }
+
+// MaxRate bounds the requests per second of the whole crawl, across hosts,
+// robots.txt included: by the server's log, any k+1 consecutive requests
+// span at least k-2 intervals (two intervals of slack for the time a worker
+// takes to send what the scheduler handed out).
+func TestMaxRate(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 8, PagesPerHost: 2, MaxChain: 2, Log: true})
+	defer w.Close()
+	const rate = 100.0
+	interval := time.Duration(float64(time.Second) / rate)
+	c, _ := crawlWeb(t, w, func(c *crawler.Crawler) { c.MaxRate = rate; c.MaxPages = 60 })
+	log := w.Log()
+	if len(log) < 60 || c.Stats().Requests != 60 {
+		t.Fatalf("%d requests logged, %d pages", len(log), c.Stats().Requests)
+	}
+	const k = 20
+	for i := 0; i+k < len(log); i++ {
+		if span := log[i+k].Start.Sub(log[i].Start); span < (k-2)*interval {
+			t.Errorf("requests %d..%d within %v: more than %v/s", i, i+k, span, rate)
+		}
+	}
+}

@@ -140,8 +140,10 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		r.stats.addError(KindOther)
 		r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
 		return crawlDelay, true
-	case fetched && o.next.After(time.Now()):
-		o.retry = true // come back once the host's turn comes again
+	case fetched && (o.next.After(time.Now()) || r.rateInterval > 0):
+		// Come back once the host's turn comes again, and under MaxRate
+		// once the crawl's turn does: the robots.txt request took both.
+		o.retry = true
 		return crawlDelay, true
 	case !rules.Allowed(r.agentToken, e.URL):
 		r.stats.robotsBlocked.Add(1)
