@@ -48,6 +48,8 @@ type options struct {
 	maxDepth, workers  int
 	perHost            int
 	delay              time.Duration
+	pacing             pacingFlags
+	hostStats          string
 	sameHost, demo     bool
 	ignoreRobots       bool
 	userAgent, out     string
@@ -71,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "pages processed at once")
 	fs.IntVar(&o.perHost, "per-host", 1, "requests in flight per host")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least time between two requests to one host (0: none; -demo defaults to 0)")
+	o.pacing.register(fs)
+	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout)")
 	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
 	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent header; its product token is matched against robots.txt")
@@ -114,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.delay == 0 {
 		c.Delay = -1 // the flag's 0 means none; the field's 0 means the default
 	}
+	o.pacing.apply(c)
 	switch o.seen {
 	case "exact":
 		c.Seen = seen.NewExact(0)
@@ -156,6 +161,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	stopProgress()
 	if runErr != nil && ctx.Err() == nil {
 		return runErr
+	}
+	if o.hostStats != "" {
+		if err := writeHostStats(o.hostStats, stdout, c.HostStats()); err != nil {
+			return err
+		}
 	}
 	st := c.Stats()
 	if o.json {
@@ -238,6 +248,8 @@ type summary struct {
 	Redirects     int64            `json:"redirects"`
 	RobotsFetched int64            `json:"robots_fetched"`
 	RobotsBlocked int64            `json:"robots_blocked"`
+	Retries       int64            `json:"retries"`
+	HostsRetired  int64            `json:"hosts_retired"`
 	Duplicates    int64            `json:"duplicates"`
 	OutOfScope    int64            `json:"out_of_scope"`
 	Seen          int              `json:"seen"`
@@ -251,7 +263,8 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 	return summary{
 		Interrupted: interrupted, Requests: s.Requests, Fetched: s.Fetched, Bytes: s.Bytes,
 		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
-		RobotsBlocked: s.RobotsBlocked, Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
+		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
+		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
 	}

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"crawler"
 )
 
 func TestDemoCrawl(t *testing.T) {
@@ -82,5 +85,70 @@ func TestBadArguments(t *testing.T) {
 		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
 		}
+	}
+}
+
+func TestPacingFlags(t *testing.T) {
+	o, _, err := parseFlags([]string{"-delay-factor", "0", "-max-retry-after", "0", "-backoff", "2s", "-max-backoff", "1m",
+		"-max-host-failures", "0", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c crawler.Crawler
+	o.pacing.apply(&c)
+	want := crawler.Crawler{DelayFactor: -1, MaxRetryAfter: -1, Backoff: 2 * time.Second, MaxBackoff: time.Minute,
+		MaxHostFailures: -1, MaxRetries: 7, MaxRate: 3.5, MaxCrawlDelay: 4 * time.Second, MaxAdaptiveDelay: 9 * time.Second}
+	if c.DelayFactor != want.DelayFactor || c.MaxRetryAfter != want.MaxRetryAfter || c.Backoff != want.Backoff ||
+		c.MaxBackoff != want.MaxBackoff || c.MaxHostFailures != want.MaxHostFailures || c.MaxRetries != want.MaxRetries ||
+		c.MaxRate != want.MaxRate || c.MaxCrawlDelay != want.MaxCrawlDelay || c.MaxAdaptiveDelay != want.MaxAdaptiveDelay {
+		t.Errorf("flags gave factor %v, retry-after %v, backoff %v..%v, failures %d, retries %d, rate %v, crawl-delay %v, adaptive %v",
+			c.DelayFactor, c.MaxRetryAfter, c.Backoff, c.MaxBackoff, c.MaxHostFailures, c.MaxRetries, c.MaxRate, c.MaxCrawlDelay, c.MaxAdaptiveDelay)
+	}
+
+	// The defaults are the library's.
+	o, _, _ = parseFlags([]string{"http://x.test/"}, io.Discard)
+	c = crawler.Crawler{}
+	o.pacing.apply(&c)
+	if c.DelayFactor != crawler.DefaultDelayFactor || c.Backoff != crawler.DefaultBackoff || c.MaxRetries != crawler.DefaultMaxRetries ||
+		c.MaxHostFailures != crawler.DefaultMaxHostFailures || c.MaxRetryAfter != crawler.DefaultMaxRetryAfter || c.MaxRate != 0 {
+		t.Errorf("default flags gave factor %v, backoff %v, retries %d, failures %d, retry-after %v, rate %v",
+			c.DelayFactor, c.Backoff, c.MaxRetries, c.MaxHostFailures, c.MaxRetryAfter, c.MaxRate)
+	}
+}
+
+// -rate bounds the demo crawl's requests per second, and -host-stats
+// writes one line per host that adds up to the summary.
+func TestRateAndHostStats(t *testing.T) {
+	hosts := filepath.Join(t.TempDir(), "hosts.jsonl")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"-demo", "-max-pages", "40", "-rate", "100", "-json", "-host-stats", hosts}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	var s summary
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	// 40 pages and their hosts' robots.txt at 100/s: at least 0.4 s.
+	if s.Requests != 40 || s.ElapsedSec < float64(40+s.RobotsFetched-2)/100 {
+		t.Errorf("summary %+v: faster than -rate 100 allows", s)
+	}
+	data, err := os.ReadFile(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests, robots int64
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for _, l := range lines {
+		var h hostRecord
+		if err := json.Unmarshal([]byte(l), &h); err != nil || h.Host == "" {
+			t.Fatalf("bad line %q: %v", l, err)
+		}
+		requests += h.Requests
+		robots += h.RobotsRequests
+	}
+	if len(lines) == 0 || len(lines) > s.Hosts || requests != s.Requests || robots != s.RobotsFetched {
+		t.Errorf("%d host lines with %d requests and %d robots.txt; summary says %d hosts, %d requests, %d robots.txt",
+			len(lines), requests, robots, s.Hosts, s.Requests, s.RobotsFetched)
 	}
 }
