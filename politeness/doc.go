@@ -1,12 +1,36 @@
 // Package politeness holds what a crawler needs to be polite to hosts:
-// robots.txt parsing and matching, a per-origin robots.txt cache, and the
-// per-host delay.
+// robots.txt parsing and matching per RFC 9309, a per-origin robots.txt
+// cache with the RFC's availability rules, and per-host pacing.
 //
 //	cache := &politeness.RobotsCache{Fetch: fetch} // fetch: a FetchFunc over net/http
 //	robots, fetched, err := cache.Get(ctx, "https://example.com") // on error robots is DisallowAll
 //	if robots.Allowed(userAgent, "https://example.com/a/b?c=d") { /* fetch it */ }
-//	wait := politeness.HostDelay(minDelay, robots.CrawlDelay(userAgent), maxCrawlDelay)
-//	// fetched: Get sent a request to the host; count it against wait.
+//	pacing := politeness.Pacing{MinDelay: time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second}
+//	var host politeness.HostPace // one per host, owned by the caller
+//	next := pacing.Next(&host, time.Now(), politeness.Outcome{Status: 200, Duration: took,
+//		CrawlDelay: robots.CrawlDelay(userAgent)}) // the host's next turn
+//
+// # Availability of robots.txt
+//
+// [RobotsCache] follows RFC 9309 section 2.3.1: a 2xx body is parsed, even
+// when empty or HTML; a 4xx (401 and 403 included) other than 429 means no
+// restrictions, and so do more than 5 redirects or a redirect loop (the
+// [FetchFunc] follows them); a 429, a 5xx or a network error means crawl
+// nothing on the host for now. Results are kept for TTL (default 24 h, the
+// RFC's bound); an unavailable result for ErrorTTL, doubled with each
+// failure in a row, and Get reports when it will ask again
+// ([UnavailableError].RetryAt). After MaxOutage (30 days) the last good
+// copy is used again, if there is one. One origin's file is fetched once at
+// a time however many goroutines want it.
+//
+// # Pacing
+//
+// [Pacing] computes a host's next turn from the outcome of each request:
+// max(minimum delay, Crawl-delay capped, factor × response time capped), at
+// least an exponential backoff after failures (429, 5xx, no response) and
+// what Retry-After asks for (capped), and retires a host after too many
+// failures in a row. All timing is given the time as a parameter: nothing
+// here reads a clock but [RobotsCache], whose clock is a field.
 //
 // # Matching
 //

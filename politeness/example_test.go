@@ -68,3 +68,37 @@ func ExampleRobotsCache() {
 	// fetched: true private: false delay: 2s
 	// fetched: false private: false delay: 2s
 }
+
+func ExamplePacing() {
+	pacing := politeness.Pacing{
+		MinDelay: time.Second, MaxCrawlDelay: 30 * time.Second,
+		DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second,
+		BackoffBase: 5 * time.Second, MaxBackoff: 10 * time.Minute, MaxFailures: 3,
+		MaxRetryAfter: 10 * time.Minute,
+	}
+	var host politeness.HostPace
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, o := range []politeness.Outcome{
+		{Status: 200, Duration: 50 * time.Millisecond},  // fast: the minimum delay
+		{Status: 200, Duration: 800 * time.Millisecond}, // slow: 5x the response time
+		{Status: 200, CrawlDelay: 2 * time.Second},      // robots.txt asks for 2 s
+		{Status: 429, RetryAfter: "120"},                // throttled: Retry-After
+		{Status: 503},                                   // backoff doubles
+		{Status: 503},                                   // third failure in a row
+	} {
+		next := pacing.Next(&host, now, o)
+		fmt.Printf("status %d: wait %v, failures %d", o.Status, next.Sub(now), host.Failures)
+		if host.Retired != "" {
+			fmt.Printf(", retired: %s", host.Retired)
+		}
+		fmt.Println()
+		now = next
+	}
+	// Output:
+	// status 200: wait 1s, failures 0
+	// status 200: wait 4s, failures 0
+	// status 200: wait 2s, failures 0
+	// status 429: wait 2m0s, failures 1
+	// status 503: wait 10s, failures 2
+	// status 503: wait 20s, failures 3, retired: 3 failures in a row, the last: status 503
+}
