@@ -28,14 +28,18 @@
 //
 // # Defaults
 //
-// The zero Crawler is polite: it obeys robots.txt (and its Crawl-delay,
-// capped at 30 s), waits a second between requests to one host with one
-// request at a time, sends [DefaultUserAgent], reads at most 10 MiB of a
-// body in at most 30 s, follows at most 10 redirects, honours
-// rel="nofollow" and <meta name="robots" content="nofollow">, and looks a
-// host's name up once per five minutes rather than once per connection
-// ([DNSCache]; a failed lookup is kept for 30 s). Each default
-// is a field to change. Every piece (Fetcher, Frontier, Seen, Canon,
+// The zero Crawler is polite: it obeys robots.txt as RFC 9309 says (a host
+// whose robots.txt fails is left alone and asked again later), sends one
+// request at a time to a host and waits max(1 s, its Crawl-delay capped at
+// 30 s, 5x its last response time capped at 30 s) before the next, backs
+// off exponentially and honours Retry-After when a host answers 429 or 5xx
+// or not at all, retries such a URL twice and gives up on a host after 5
+// failures in a row ([ErrHostRetired]), sends [DefaultUserAgent], reads at
+// most 10 MiB of a body in at most 30 s, follows at most 10 redirects,
+// honours rel="nofollow", <meta name="robots"> and X-Robots-Tag, and looks
+// a host's name up once per five minutes rather than once per connection
+// ([DNSCache]; a failed lookup is kept for 30 s). Each default is a field
+// to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
 // Robots, Handler, Scope) can be replaced by your own.
 //
 // # Testing
