@@ -259,20 +259,19 @@ type run struct {
 
 func (c *Crawler) newRun(h Handler) *run {
 	r := &run{
-		c:            c,
-		handler:      h,
-		fetcher:      c.Fetcher,
-		frontier:     c.Frontier,
-		seen:         c.Seen,
-		canon:        c.Canon,
-		robots:       c.Robots,
-		log:          c.Logger,
-		stats:        &counters{start: time.Now()},
-		userAgent:    cmp.Or(c.UserAgent, DefaultUserAgent),
-		workers:      c.Workers,
-		maxRedirects: c.MaxRedirects,
-		hostTab:      newHostTable(c.pacing()),
-		hosts:        map[string]struct{}{},
+		c:         c,
+		handler:   h,
+		fetcher:   c.Fetcher,
+		frontier:  c.Frontier,
+		seen:      c.Seen,
+		canon:     c.Canon,
+		robots:    c.Robots,
+		log:       c.Logger,
+		stats:     &counters{start: time.Now()},
+		userAgent: cmp.Or(c.UserAgent, DefaultUserAgent),
+		workers:   c.Workers,
+		hostTab:   newHostTable(c.pacing()),
+		hosts:     map[string]struct{}{},
 	}
 	if r.fetcher == nil {
 		c.madeFetcher = &HTTPFetcher{}
