@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,14 +66,7 @@ func politenessWeb() *crawlertest.Web {
 	})
 }
 
-func hostName(i int) string { return "h" + itoa(i) + ".crawler.test" }
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
+func hostName(i int) string { return "h" + strconv.Itoa(i) + ".crawler.test" }
 
 // TestPolitenessOnMisbehavingWeb crawls a web whose hosts answer robots.txt
 // with 4xx, 5xx, redirects, loops, an oversized or a slow file, throttle
