@@ -174,6 +174,31 @@ func productToken(ua string) string {
 	return strings.ToLower(ua[:i])
 }
 
+// pathAndQuery returns the path and query of target, a path[?query] or an
+// absolute URL, as given (not normalized): the fragment dropped, a leading
+// '/' ensured, "/" for an empty path. ok is false for an absolute URL that
+// does not parse.
+func pathAndQuery(target string) (string, bool) {
+	target, _, _ = strings.Cut(target, "#")
+	if strings.HasPrefix(target, "/") {
+		return target, true
+	}
+	if i := strings.IndexAny(target, ":/?"); i > 0 && target[i] == ':' {
+		u, err := url.Parse(target)
+		if err != nil {
+			return "", false
+		}
+		target = u.EscapedPath()
+		if u.RawQuery != "" || u.ForceQuery {
+			target += "?" + u.RawQuery
+		}
+	}
+	if !strings.HasPrefix(target, "/") {
+		target = "/" + target
+	}
+	return target, true
+}
+
 // match reports whether the rule matches target, a normalized path and query.
 // Segments are matched leftmost-first, which is exact for patterns whose only
 // wildcard is '*': the cost is at most one substring search per segment, so
@@ -224,26 +249,9 @@ func newRule(allow bool, value []byte) rule {
 // targetPath returns the normalized path and query of target as matched
 // against rules.
 func targetPath(target string) (string, bool) {
-	if i := strings.IndexByte(target, '#'); i >= 0 {
-		target = target[:i]
-	}
-	if target == "" {
-		return "/", true
-	}
-	if target[0] != '/' {
-		if i := strings.IndexAny(target, ":/?"); i > 0 && target[i] == ':' {
-			u, err := url.Parse(target)
-			if err != nil {
-				return "", false
-			}
-			target = u.EscapedPath()
-			if u.RawQuery != "" || u.ForceQuery {
-				target += "?" + u.RawQuery
-			}
-		}
-		if !strings.HasPrefix(target, "/") {
-			target = "/" + target
-		}
+	target, ok := pathAndQuery(target)
+	if !ok {
+		return "", false
 	}
 	if isNormalized(target) {
 		return target, true

@@ -2,7 +2,6 @@ package politeness
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -31,7 +30,7 @@ func TestTemotoComparison(t *testing.T) {
 		}
 		got := false
 		if data, err := robotstxt.FromBytes([]byte(tt.body)); err == nil {
-			if path, ok := rawTarget(tt.target); ok {
+			if path, ok := pathAndQuery(tt.target); ok {
 				got = data.TestAgent(path, agent)
 			}
 		}
@@ -50,27 +49,4 @@ func TestTemotoComparison(t *testing.T) {
 		t.Errorf("doc.go does not say %q", want)
 	}
 	t.Logf("temoto agrees with RFC 9309 on %d of %d cases (this package's table: the RFC's answers, and its documented choices where the RFC is silent)", agree, len(cases))
-}
-
-// rawTarget returns the path and query of target as a user of temoto would
-// pass them: not normalized.
-func rawTarget(target string) (string, bool) {
-	target, _, _ = strings.Cut(target, "#")
-	if strings.HasPrefix(target, "/") {
-		return target, true
-	}
-	if i := strings.IndexAny(target, ":/?"); i > 0 && target[i] == ':' {
-		u, err := url.Parse(target)
-		if err != nil {
-			return "", false
-		}
-		target = u.EscapedPath()
-		if u.RawQuery != "" || u.ForceQuery {
-			target += "?" + u.RawQuery
-		}
-	}
-	if !strings.HasPrefix(target, "/") {
-		target = "/" + target
-	}
-	return target, true
 }
