@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,7 +304,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	if c.MaxRate > 0 {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
-	r.agentToken = productToken(r.userAgent)
+	r.agentToken = politeness.ProductToken(r.userAgent)
 	return r
 }
 
@@ -334,16 +333,6 @@ func orDefault[T int | float64 | time.Duration](v, def T) T {
 		return 0
 	}
 	return v
-}
-
-// productToken is the name part of a User-Agent ("crawler" from
-// "crawler/0.1 (+https://...)"), what robots.txt groups name.
-func productToken(ua string) string {
-	ua = strings.TrimSpace(ua)
-	if i := strings.IndexAny(ua, "/ ("); i >= 0 {
-		ua = ua[:i]
-	}
-	return ua
 }
 
 // link is a URL found on a page (or a redirect target), canonical and in

@@ -929,3 +929,27 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// One product token serves robots.txt groups and X-Robots-Tag prefixes:
+// for the User-Agent "My.Bot/1.0" it is "my", in both.
+func TestProductTokenShared(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {ctype: "text/plain", body: "User-agent: my\nDisallow: /blocked\n\nUser-agent: *\nDisallow: /\n"},
+		"/":           {body: `<a href="/blocked">b</a><a href="/hdr">h</a>`},
+		"/blocked":    html(),
+		"/hdr":        {body: `<a href="/x">x</a>`, header: map[string]string{"X-Robots-Tag": "my: nofollow"}},
+		"/x":          html(),
+	})
+	var got collect
+	c := fast(&got)
+	c.UserAgent = "My.Bot/1.0"
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if req := s.requests(); req["/"] != 1 || req["/hdr"] != 1 || req["/blocked"] != 0 || req["/x"] != 0 {
+		t.Errorf("requests = %v: want the \"my\" group and the \"my:\" X-Robots-Tag obeyed", req)
+	}
+	if p := got.page(s.URL + "/hdr"); p == nil || !p.NoFollow {
+		t.Errorf("/hdr: %+v, want NoFollow", p)
+	}
+}

@@ -151,7 +151,7 @@ func (r *Robots) Sitemaps() []string {
 // group returns the merged groups that apply to userAgent, or nil when no
 // group does.
 func (r *Robots) group(userAgent string) *ruleSet {
-	if tok := productToken(userAgent); tok != "" {
+	if tok := ProductToken(userAgent); tok != "" {
 		if set, ok := r.agents[tok]; ok {
 			return set
 		}
@@ -159,9 +159,11 @@ func (r *Robots) group(userAgent string) *ruleSet {
 	return r.star
 }
 
-// productToken returns the lowercased leading run of [A-Za-z_-] of a
-// User-Agent header value.
-func productToken(ua string) string {
+// ProductToken returns the product token of a User-Agent header value, the
+// name robots.txt groups, X-Robots-Tag prefixes and agent meta tags use: its
+// leading run of [A-Za-z_-], lowercased ("crawler" from
+// "Crawler/0.1 (+https://example.com/bot)"; RFC 9309 section 2.2.1).
+func ProductToken(ua string) string {
 	ua = strings.TrimLeft(ua, " \t")
 	i := 0
 	for i < len(ua) {
@@ -481,7 +483,7 @@ func (p *parser) parse(body []byte) {
 			g := &p.groups[len(p.groups)-1]
 			if string(firstField(value)) == "*" {
 				g.star = true
-			} else if tok := productToken(string(value)); tok != "" {
+			} else if tok := ProductToken(string(value)); tok != "" {
 				g.agents = append(g.agents, tok) // repeats are dropped in build
 			}
 			// A value without a product token names nobody, but the line

@@ -285,8 +285,8 @@ func TestProductToken(t *testing.T) {
 		{"123bot", ""},
 		{"*", ""},
 	} {
-		if got := productToken(tt.in); got != tt.want {
-			t.Errorf("productToken(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := ProductToken(tt.in); got != tt.want {
+			t.Errorf("ProductToken(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
