@@ -378,8 +378,8 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	p = removeDotSegments(p)
 	hop := 0 // robots.txt redirect hop: /robots-hop/<hop>
-	if host >= 0 && r.URL.RawQuery == "" && p != "/robots.txt" {
-		hop = w.robotsHop(host, p, r.URL.RawQuery)
+	if host >= 0 && p != "/robots.txt" {
+		hop = w.robotsHop(host, p, r.URL.RawQuery) // 0 with a query
 	}
 	robots := host >= 0 && r.URL.RawQuery == "" && (p == "/robots.txt" || hop > 0)
 	if w.cfg.Log {
