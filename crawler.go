@@ -91,6 +91,9 @@ type Crawler struct {
 	Robots *politeness.RobotsCache
 	// Scope says which links are followed.
 	Scope Scope
+	// Traps bounds what crawler traps (endless URL spaces) can cost.
+	// The zero value is the defaults.
+	Traps Traps
 	// Logger receives debug lines for pages and warnings for failures.
 	// Nil means no logging.
 	Logger *slog.Logger
@@ -174,7 +177,7 @@ func (c *Crawler) Stats() Stats {
 	if s := c.stats.Load(); s != nil {
 		return s.snapshot()
 	}
-	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}}
+	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}, Traps: map[string]int64{}}
 }
 
 // HostStats returns the traffic accounting of every host contacted in the
@@ -243,6 +246,7 @@ type run struct {
 	canon    *canon.Canonicalizer
 	robots   *politeness.RobotsCache
 	scope    *scopeCheck
+	traps    *trapRules
 	log      *slog.Logger
 	stats    *counters
 	hostTab  *hostTable
@@ -270,6 +274,7 @@ func (c *Crawler) newRun(h Handler) *run {
 		userAgent: cmp.Or(c.UserAgent, DefaultUserAgent),
 		workers:   c.Workers,
 		hostTab:   newHostTable(c.pacing()),
+		traps:     newTrapRules(c.Traps),
 		hosts:     map[string]struct{}{},
 	}
 	if r.fetcher == nil {
@@ -352,7 +357,9 @@ type outcome struct {
 	retry     bool      // not processed: hand the entry out again
 	next      time.Time // when its host may be contacted again
 	links     []link    // links to follow (canonical, in scope)
-	linkFPs   []uint64  // fingerprints of all the page's out-links
+	linkFPs   []uint64  // fingerprints of all the page's out-links and its redirect target
+	html      bool      // a 2xx HTML page was read: content is set
+	content   uint64    // fingerprint of its content (see Traps.DuplicatePages)
 }
 
 // loop is the scheduler: it owns the frontier and the seen-set, hands ready
@@ -385,10 +392,15 @@ func (r *run) loop(ctx context.Context) error {
 		if o.requested {
 			requested++
 		}
-		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs})
+		if o.html {
+			r.checkContent(o)
+		}
+		// New links are pushed before Done, so that a frontier spending
+		// credit on the page's links (AOPIC) knows them all.
 		for _, l := range o.links {
 			r.discover(l, o.entry.URL)
 		}
+		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs})
 		r.publish(inflight)
 	}
 
@@ -446,6 +458,19 @@ func (r *run) loop(ctx context.Context) error {
 	return err
 }
 
+// checkContent records the content of an HTML page for the duplicate
+// rule of Traps, which may stop the page's path pattern.
+func (r *run) checkContent(o outcome) {
+	stopped, duplicate := r.traps.page(o.entry.URL, o.entry.Host, o.content)
+	if duplicate {
+		r.stats.duplicateContent.Add(1)
+	}
+	if stopped != "" {
+		r.stats.addTrapPattern(stopped)
+		r.log.Warn("trap: path pattern keeps serving duplicates; not followed any more", "pattern", stopped)
+	}
+}
+
 // publish makes the scheduler's own figures visible to Stats.
 func (r *run) publish(inflight int) {
 	r.stats.inflight.Store(int64(inflight))
@@ -454,10 +479,15 @@ func (r *run) publish(inflight int) {
 	r.stats.hosts.Store(int64(len(r.hosts)))
 }
 
-// discover runs the URL-seen test on l and pushes it if it is new.
+// discover runs the URL-seen test on l and pushes it if it is new and no
+// trap rule stops it (seeds, with no referrer, are always pushed).
 func (r *run) discover(l link, referrer string) {
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
+		return
+	}
+	if rule := r.traps.admit(l.url, l.host, referrer == ""); rule != "" {
+		r.stats.addTrap(rule)
 		return
 	}
 	r.hosts[l.host] = struct{}{}

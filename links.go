@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/zeebo/xxh3"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -22,6 +23,7 @@ type extracted struct {
 	canonical string   // <link rel="canonical" href>
 	noFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
 	noIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
+	content   uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
 }
 
 // extractLinks tokenizes an HTML body (never building a DOM) and collects
@@ -31,16 +33,24 @@ type extracted struct {
 // token (as name="googlebot" speaks to one crawler).
 func extractLinks(body []byte, keepNoFollow bool, agent string) extracted {
 	var ex extracted
+	content := xxh3.New()
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		tt := z.Next()
-		if tt == html.ErrorToken {
+		switch tt {
+		case html.ErrorToken:
+			ex.content = content.Sum64()
 			return ex
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		case html.TextToken:
+			content.Write(z.Raw())
+			continue
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
 			continue
 		}
 		name, hasAttr := z.TagName()
+		content.Write(name)
+		content.WriteString(">")
 		if !hasAttr {
 			continue
 		}
@@ -50,6 +60,10 @@ func extractLinks(body []byte, keepNoFollow bool, agent string) extracted {
 			if !ok {
 				continue
 			}
+			// A link's query is left out of the content, so that pages
+			// differing only in their links' session ids are duplicates.
+			withoutQuery, _, _ := strings.Cut(href, "?")
+			content.WriteString(withoutQuery)
 			if !keepNoFollow && hasToken(rel, "nofollow") {
 				continue
 			}

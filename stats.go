@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -67,26 +68,29 @@ func ErrorKind(err error) string {
 
 // Stats is a snapshot of a crawl's counters, from [Crawler.Stats].
 type Stats struct {
-	Requests      int64            // page requests sent (robots.txt not included); MaxPages bounds this
-	Fetched       int64            // responses received, any status
-	Bytes         int64            // body bytes received
-	Status        map[int]int64    // responses by status code
-	Errors        map[string]int64 // failures by kind (see ErrorKind); handler errors under "handler"
-	Redirects     int64            // 3xx responses whose target was scheduled or found already seen
-	Truncated     int64            // bodies cut at the size cap
-	RobotsFetched int64            // robots.txt requests
-	RobotsBlocked int64            // URLs not fetched because robots.txt disallows them
-	Retries       int64            // failed requests (429, 5xx, no response) whose URL was tried again
-	HostsRetired  int64            // hosts given up after MaxHostFailures failures in a row
-	Duplicates    int64            // links to URLs already seen
-	OutOfScope    int64            // links dropped by Scope (hosts, depth, predicate)
-	BadLinks      int64            // links that were not valid http(s) URLs
-	Seen          int              // URLs in the seen-set
-	Frontier      int              // URLs waiting in the frontier
-	InFlight      int              // URLs being processed by workers
-	Hosts         int              // distinct hosts met
-	Elapsed       time.Duration    // time since Run started (to its end, once it returned)
-	PagesPerSec   float64          // Fetched / Elapsed
+	Requests         int64            // page requests sent (robots.txt not included); MaxPages bounds this
+	Fetched          int64            // responses received, any status
+	Bytes            int64            // body bytes received
+	Status           map[int]int64    // responses by status code
+	Errors           map[string]int64 // failures by kind (see ErrorKind); handler errors under "handler"
+	Redirects        int64            // 3xx responses whose target was scheduled or found already seen
+	Truncated        int64            // bodies cut at the size cap
+	RobotsFetched    int64            // robots.txt requests
+	RobotsBlocked    int64            // URLs not fetched because robots.txt disallows them
+	Retries          int64            // failed requests (429, 5xx, no response) whose URL was tried again
+	HostsRetired     int64            // hosts given up after MaxHostFailures failures in a row
+	Duplicates       int64            // links to URLs already seen
+	OutOfScope       int64            // links dropped by Scope (hosts, depth, predicate)
+	BadLinks         int64            // links that were not valid http(s) URLs
+	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
+	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
+	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had
+	Seen             int              // URLs in the seen-set
+	Frontier         int              // URLs waiting in the frontier
+	InFlight         int              // URLs being processed by workers
+	Hosts            int              // distinct hosts met
+	Elapsed          time.Duration    // time since Run started (to its end, once it returned)
+	PagesPerSec      float64          // Fetched / Elapsed
 }
 
 // String formats the headline numbers on one line.
@@ -132,26 +136,30 @@ func byteSize(n int64) string {
 // counters are the live counters of one Run, written by workers and the
 // scheduler and read by Stats at any time.
 type counters struct {
-	start         time.Time
-	end           atomic.Int64 // UnixNano when Run returned, 0 while running
-	requests      atomic.Int64
-	fetched       atomic.Int64
-	bytes         atomic.Int64
-	status        [600]atomic.Int64
-	errors        [len(errorKinds)]atomic.Int64 // indexed like errorKinds
-	redirects     atomic.Int64
-	truncated     atomic.Int64
-	robotsFetched atomic.Int64
-	robotsBlocked atomic.Int64
-	retries       atomic.Int64
-	hostsRetired  atomic.Int64
-	duplicates    atomic.Int64
-	outOfScope    atomic.Int64
-	badLinks      atomic.Int64
-	seen          atomic.Int64
-	frontier      atomic.Int64
-	inflight      atomic.Int64
-	hosts         atomic.Int64
+	start            time.Time
+	end              atomic.Int64 // UnixNano when Run returned, 0 while running
+	requests         atomic.Int64
+	fetched          atomic.Int64
+	bytes            atomic.Int64
+	status           [600]atomic.Int64
+	errors           [len(errorKinds)]atomic.Int64 // indexed like errorKinds
+	redirects        atomic.Int64
+	truncated        atomic.Int64
+	robotsFetched    atomic.Int64
+	robotsBlocked    atomic.Int64
+	retries          atomic.Int64
+	hostsRetired     atomic.Int64
+	duplicates       atomic.Int64
+	outOfScope       atomic.Int64
+	badLinks         atomic.Int64
+	traps            [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
+	duplicateContent atomic.Int64
+	patternsMu       sync.Mutex
+	trapPatterns     []string
+	seen             atomic.Int64
+	frontier         atomic.Int64
+	inflight         atomic.Int64
+	hosts            atomic.Int64
 }
 
 func (c *counters) addError(kind string) {
@@ -164,6 +172,29 @@ func (c *counters) addError(kind string) {
 	c.errors[len(errorKinds)-1].Add(1)
 }
 
+// trapRuleNames are the trap rules, in the order of counters.traps.
+var trapRuleNames = [...]string{TrapURLLength, TrapPathDepth, TrapSegmentRepeats, TrapHostBudget, TrapQueryValues, TrapDuplicates}
+
+// maxTrapPatterns bounds Stats.TrapPatterns.
+const maxTrapPatterns = 100
+
+func (c *counters) addTrap(rule string) {
+	for i, k := range trapRuleNames {
+		if k == rule {
+			c.traps[i].Add(1)
+			return
+		}
+	}
+}
+
+func (c *counters) addTrapPattern(p string) {
+	c.patternsMu.Lock()
+	defer c.patternsMu.Unlock()
+	if len(c.trapPatterns) < maxTrapPatterns {
+		c.trapPatterns = append(c.trapPatterns, p)
+	}
+}
+
 func (c *counters) addStatus(code int) {
 	if code >= 0 && code < len(c.status) {
 		c.status[code].Add(1)
@@ -172,24 +203,26 @@ func (c *counters) addStatus(code int) {
 
 func (c *counters) snapshot() Stats {
 	s := Stats{
-		Requests:      c.requests.Load(),
-		Fetched:       c.fetched.Load(),
-		Bytes:         c.bytes.Load(),
-		Status:        map[int]int64{},
-		Errors:        map[string]int64{},
-		Redirects:     c.redirects.Load(),
-		Truncated:     c.truncated.Load(),
-		RobotsFetched: c.robotsFetched.Load(),
-		RobotsBlocked: c.robotsBlocked.Load(),
-		Retries:       c.retries.Load(),
-		HostsRetired:  c.hostsRetired.Load(),
-		Duplicates:    c.duplicates.Load(),
-		OutOfScope:    c.outOfScope.Load(),
-		BadLinks:      c.badLinks.Load(),
-		Seen:          int(c.seen.Load()),
-		Frontier:      int(c.frontier.Load()),
-		InFlight:      int(c.inflight.Load()),
-		Hosts:         int(c.hosts.Load()),
+		Requests:         c.requests.Load(),
+		Fetched:          c.fetched.Load(),
+		Bytes:            c.bytes.Load(),
+		Status:           map[int]int64{},
+		Errors:           map[string]int64{},
+		Redirects:        c.redirects.Load(),
+		Truncated:        c.truncated.Load(),
+		RobotsFetched:    c.robotsFetched.Load(),
+		RobotsBlocked:    c.robotsBlocked.Load(),
+		Retries:          c.retries.Load(),
+		HostsRetired:     c.hostsRetired.Load(),
+		Duplicates:       c.duplicates.Load(),
+		OutOfScope:       c.outOfScope.Load(),
+		BadLinks:         c.badLinks.Load(),
+		Traps:            map[string]int64{},
+		DuplicateContent: c.duplicateContent.Load(),
+		Seen:             int(c.seen.Load()),
+		Frontier:         int(c.frontier.Load()),
+		InFlight:         int(c.inflight.Load()),
+		Hosts:            int(c.hosts.Load()),
 	}
 	for code := range c.status {
 		if n := c.status[code].Load(); n > 0 {
@@ -201,6 +234,14 @@ func (c *counters) snapshot() Stats {
 			s.Errors[k] = n
 		}
 	}
+	for i, k := range trapRuleNames {
+		if n := c.traps[i].Load(); n > 0 {
+			s.Traps[k] = n
+		}
+	}
+	c.patternsMu.Lock()
+	s.TrapPatterns = append([]string(nil), c.trapPatterns...)
+	c.patternsMu.Unlock()
 	end := time.Now()
 	if e := c.end.Load(); e != 0 {
 		end = time.Unix(0, e)

@@ -31,6 +31,12 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.skipRetired(ctx, e, err)
 		return o
 	}
+	if r.traps.isBlocked(e.URL, e.Host) {
+		r.stats.addTrap(TrapDuplicates)
+		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
+		r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
+		return o
+	}
 
 	crawlDelay := time.Duration(0)
 	if !r.c.IgnoreRobots {
@@ -85,7 +91,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.stats.addError(ErrorKind(err))
 		r.log.Warn("fetch failed", "url", e.URL, "err", err)
 	} else {
-		r.readResponse(p, u, e, resp)
+		o.content, o.html = r.readResponse(p, u, e, resp)
 	}
 	r.handle(ctx, p)
 	if !p.NoFollow || r.c.IgnoreNoFollow {
@@ -161,8 +167,9 @@ func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
-// the links and directives.
-func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) {
+// the links and directives. For a 2xx HTML page it returns the content
+// fingerprint and html true.
+func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) (content uint64, html bool) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = xRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
@@ -184,12 +191,12 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 			p.Redirect = target
 			r.stats.redirects.Add(1)
 		}
-		return
+		return 0, false
 	}
 	// Links are taken from successful HTML pages only: an error page's
 	// links are the site's navigation at best, and a trap at worst.
 	if resp.Status/100 != 2 || !isHTML(p.ContentType, p.Body) {
-		return
+		return 0, false
 	}
 	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken)
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
@@ -220,6 +227,7 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 		dedup[l] = struct{}{}
 		p.Links = append(p.Links, l)
 	}
+	return ex.content, true
 }
 
 // countResponse adds a response to the counters.
@@ -277,8 +285,10 @@ func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 
 func (r *run) addLink(o *outcome, u string, depth, hops int) {
 	fp, host := canon.Fingerprint(u), canon.Host(u)
-	if hops == 0 {
-		o.linkFPs = append(o.linkFPs, fp)
+	o.linkFPs = append(o.linkFPs, fp)
+	if rule := r.traps.checkURL(u); rule != "" {
+		r.stats.addTrap(rule)
+		return
 	}
 	if !r.scope.allows(u, host, depth) {
 		r.stats.outOfScope.Add(1)

@@ -1,0 +1,320 @@
+package crawler
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Defaults of [Traps].
+const (
+	// DefaultMaxURLLength is the longest URL followed, in bytes (the
+	// common limit of browsers and sitemaps).
+	DefaultMaxURLLength = 2048
+	// DefaultMaxPathDepth is the most segments a followed URL's path has.
+	DefaultMaxPathDepth = 20
+	// DefaultMaxSegmentRepeats is the most times one segment occurs in a
+	// followed URL's path.
+	DefaultMaxSegmentRepeats = 3
+	// DefaultDuplicatePages is how many pages of one host and path
+	// pattern must repeat content already seen before the pattern is no
+	// longer followed.
+	DefaultDuplicatePages = 10
+)
+
+// Trap rules, the keys of [Stats].Traps.
+const (
+	TrapURLLength      = "url-length"        // URL longer than MaxURLLength
+	TrapPathDepth      = "path-depth"        // more path segments than MaxPathDepth
+	TrapSegmentRepeats = "segment-repeats"   // a path segment repeated more than MaxSegmentRepeats times
+	TrapHostBudget     = "host-budget"       // the host already has MaxPagesPerHost URLs
+	TrapQueryValues    = "query-values"      // a query parameter with more than MaxQueryValues values on the host
+	TrapDuplicates     = "duplicate-pattern" // a host and path pattern that kept serving content already seen
+)
+
+// ErrTrap is the Err of a page that was not fetched because its URL
+// pattern was found to be a trap after it had been queued.
+var ErrTrap = errors.New("crawler: URL pattern is a trap")
+
+// Traps are the crawl's defences against crawler traps: endless URL spaces
+// such as calendars, session ids in links, ever-deeper paths and soft-404
+// pages that answer any path. An importance-ordered frontier
+// ([frontier.AOPIC]) already starves most of them of credit; these rules
+// bound what is left, whatever the frontier. A URL a rule rejects is not
+// followed and is counted in Stats.Traps under the rule's name.
+//
+// In each field, 0 means the default and a negative value turns the rule
+// off. The rules that could cut a legitimate site short (a budget per
+// host, a bound on a parameter's values) are off by default. For rules of
+// your own, use Scope.Allow, or a Handler that edits Page.Links.
+type Traps struct {
+	// MaxURLLength is the longest URL followed, in bytes. 0 means
+	// DefaultMaxURLLength.
+	MaxURLLength int
+	// MaxPathDepth is the most segments a followed URL's path may have.
+	// 0 means DefaultMaxPathDepth.
+	MaxPathDepth int
+	// MaxSegmentRepeats is the most times one segment may occur in a
+	// followed URL's path ("/a/b/a/b/a/b" has "a" three times). 0 means
+	// DefaultMaxSegmentRepeats.
+	MaxSegmentRepeats int
+	// MaxPagesPerHost is the most URLs of one host that one Run queues
+	// (seeds included). 0 means no limit.
+	MaxPagesPerHost int
+	// MaxQueryValues is the most distinct values one query parameter name
+	// may take on one host (?month=, ?sid=); URLs bringing a new value
+	// beyond it are not followed. 0 means no limit: a shop's ?id= may
+	// rightly take millions of values.
+	MaxQueryValues int
+	// DuplicatePages stops a path pattern: once this many HTML pages of
+	// one host and pattern had content already seen in the Run, and they
+	// are at least 80% of the pattern's pages, the crawl no longer follows
+	// links into the pattern, and its URLs still queued reach the Handler
+	// unfetched with ErrTrap. Content is the page's text, tag names and
+	// links without their queries, fingerprinted with xxh3, so pages that
+	// differ only in the session ids of their links are duplicates. A
+	// pattern is the host, the first path segment with its
+	// digits replaced by '*', and the query's parameter names, as in
+	// "example.com/calendar?month". 0 means DefaultDuplicatePages.
+	DuplicatePages int
+}
+
+// trapRules are the Traps of one Run, defaults filled in, with the state
+// of the stateful rules. The stateless check (checkURL) runs on workers;
+// the rest is called by the scheduler and, for blocked, by workers too.
+type trapRules struct {
+	maxURLLength, maxPathDepth, maxSegmentRepeats   int
+	maxPagesPerHost, maxQueryValues, duplicatePages int
+
+	perHost     map[string]int                 // scheduler only: URLs queued per host
+	queryValues map[string]map[uint64]struct{} // scheduler only: host "\x00" name -> value hashes
+	content     map[uint64]struct{}            // scheduler only: content fingerprints seen
+	patterns    map[string]*patternCount       // scheduler only: pages and duplicates per pattern
+
+	mu      sync.RWMutex
+	blocked map[string]map[string]bool // host -> patterns no longer followed
+}
+
+// patternCount counts the HTML pages of one host and pattern, and how many
+// of them repeated content already seen.
+type patternCount struct{ pages, duplicates int }
+
+func newTrapRules(t Traps) *trapRules {
+	return &trapRules{
+		maxURLLength:      orDefault(t.MaxURLLength, DefaultMaxURLLength),
+		maxPathDepth:      orDefault(t.MaxPathDepth, DefaultMaxPathDepth),
+		maxSegmentRepeats: orDefault(t.MaxSegmentRepeats, DefaultMaxSegmentRepeats),
+		maxPagesPerHost:   max(t.MaxPagesPerHost, 0),
+		maxQueryValues:    max(t.MaxQueryValues, 0),
+		duplicatePages:    orDefault(t.DuplicatePages, DefaultDuplicatePages),
+		perHost:           map[string]int{},
+		queryValues:       map[string]map[uint64]struct{}{},
+		content:           map[uint64]struct{}{},
+		patterns:          map[string]*patternCount{},
+		blocked:           map[string]map[string]bool{},
+	}
+}
+
+// checkURL applies the rules that need nothing but the canonical URL u,
+// and returns the name of the first that rejects it, or "". It is safe
+// for concurrent use.
+func (t *trapRules) checkURL(u string) string {
+	if t.maxURLLength > 0 && len(u) > t.maxURLLength {
+		return TrapURLLength
+	}
+	if t.maxPathDepth <= 0 && t.maxSegmentRepeats <= 0 {
+		return ""
+	}
+	path, _ := splitURL(u)
+	segs := strings.Count(path, "/")
+	if t.maxPathDepth > 0 && segs > t.maxPathDepth {
+		return TrapPathDepth
+	}
+	if t.maxSegmentRepeats > 0 && segs > t.maxSegmentRepeats && repeatsSegment(path, t.maxSegmentRepeats) {
+		return TrapSegmentRepeats
+	}
+	return ""
+}
+
+// repeatsSegment reports whether a non-empty segment of path occurs more
+// than n times. Paths are short (MaxPathDepth bounds them), so it compares
+// segments pairwise rather than allocating a map.
+func repeatsSegment(path string, n int) bool {
+	for rest := path; rest != ""; {
+		seg, tail := nextSegment(rest)
+		rest = tail
+		if seg == "" {
+			continue
+		}
+		count := 1
+		for later := tail; later != ""; {
+			s, t := nextSegment(later)
+			later = t
+			if s == seg {
+				count++
+			}
+		}
+		if count > n {
+			return true
+		}
+	}
+	return false
+}
+
+// nextSegment splits "/seg/rest..." into "seg" and "/rest...".
+func nextSegment(path string) (seg, rest string) {
+	path = strings.TrimPrefix(path, "/")
+	if i := strings.IndexByte(path, '/'); i >= 0 {
+		return path[:i], path[i:]
+	}
+	return path, ""
+}
+
+// admit applies the stateful rules to a URL new to the crawl (the
+// scheduler calls it after the seen-test) and returns the name of the
+// first that rejects it, or "". An admitted URL counts against its host's
+// budget. A seed is always admitted, and counted.
+func (t *trapRules) admit(u, host string, seed bool) string {
+	switch {
+	case seed:
+	case t.maxPagesPerHost > 0 && t.perHost[host] >= t.maxPagesPerHost:
+		return TrapHostBudget
+	case t.isBlocked(u, host):
+		return TrapDuplicates
+	case t.maxQueryValues > 0 && !t.admitQuery(u, host):
+		return TrapQueryValues
+	}
+	if t.maxPagesPerHost > 0 {
+		t.perHost[host]++
+	}
+	return ""
+}
+
+// admitQuery records the values of u's query parameters for host and
+// reports whether none of them is a new value beyond MaxQueryValues.
+func (t *trapRules) admitQuery(u, host string) bool {
+	_, query := splitURL(u)
+	type pending struct {
+		set map[uint64]struct{}
+		v   uint64
+	}
+	var news []pending
+	for query != "" {
+		var pair string
+		pair, query, _ = strings.Cut(query, "&")
+		name, value, _ := strings.Cut(pair, "=")
+		key := host + "\x00" + name
+		set := t.queryValues[key]
+		if set == nil {
+			set = map[uint64]struct{}{}
+			t.queryValues[key] = set
+		}
+		v := xxh3.HashString(value)
+		if _, ok := set[v]; ok {
+			continue
+		}
+		if len(set) >= t.maxQueryValues {
+			return false
+		}
+		news = append(news, pending{set, v})
+	}
+	for _, p := range news { // only an admitted URL's values count
+		p.set[p.v] = struct{}{}
+	}
+	return true
+}
+
+// page records the content fingerprint of a fetched HTML page and reports
+// the pattern it stopped, if this page was the one that tipped it.
+func (t *trapRules) page(u, host string, content uint64) (stopped string, duplicate bool) {
+	_, duplicate = t.content[content]
+	t.content[content] = struct{}{}
+	if t.duplicatePages <= 0 {
+		return "", duplicate
+	}
+	pat := urlPattern(u)
+	key := host + pat
+	c := t.patterns[key]
+	if c == nil {
+		c = new(patternCount)
+		t.patterns[key] = c
+	}
+	c.pages++
+	if !duplicate {
+		return "", false
+	}
+	c.duplicates++
+	if c.duplicates < t.duplicatePages || c.duplicates*5 < c.pages*4 {
+		return "", true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.blocked[host][pat] {
+		return "", true
+	}
+	if t.blocked[host] == nil {
+		t.blocked[host] = map[string]bool{}
+	}
+	t.blocked[host][pat] = true
+	return key, true
+}
+
+// isBlocked reports whether u's pattern is no longer followed. It is safe
+// for concurrent use, and cheap for hosts without a stopped pattern.
+func (t *trapRules) isBlocked(u, host string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	pats := t.blocked[host]
+	return pats != nil && pats[urlPattern(u)]
+}
+
+// urlPattern returns the path pattern of the canonical URL u: its first
+// path segment with runs of digits replaced by '*', and the names of its
+// query parameters, as in "/calendar?month" or "/p*".
+func urlPattern(u string) string {
+	path, query := splitURL(u)
+	first, _ := nextSegment(path)
+	var b strings.Builder
+	b.WriteByte('/')
+	digits := false
+	for i := 0; i < len(first); i++ {
+		c := first[i]
+		if '0' <= c && c <= '9' {
+			if !digits {
+				b.WriteByte('*')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteByte(c)
+	}
+	sep := byte('?')
+	for query != "" {
+		var pair string
+		pair, query, _ = strings.Cut(query, "&")
+		name, _, _ := strings.Cut(pair, "=")
+		b.WriteByte(sep)
+		b.WriteString(name)
+		sep = '&'
+	}
+	return b.String()
+}
+
+// splitURL returns the path and query of an absolute URL without parsing
+// it (the crawler's URLs are canonical). The path of "http://h" is "".
+func splitURL(u string) (path, query string) {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+		u = u[i:]
+	} else {
+		return "", ""
+	}
+	u, _, _ = strings.Cut(u, "#")
+	path, query, _ = strings.Cut(u, "?")
+	return path, query
+}

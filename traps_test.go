@@ -1,0 +1,157 @@
+package crawler
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTrapCheckURL(t *testing.T) {
+	deep := "http://h/" + strings.Repeat("x/", 20) + "y"
+	tests := []struct {
+		url   string
+		traps Traps
+		want  string
+	}{
+		{"http://h/", Traps{}, ""},
+		{"http://h", Traps{}, ""},
+		{"http://h/a/b/c?x=1", Traps{}, ""},
+		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Traps{}, TrapURLLength},
+		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Traps{MaxURLLength: -1}, ""},
+		{"http://h/abcdef", Traps{MaxURLLength: 10}, TrapURLLength},
+		{"http://h/" + strings.Repeat("s/", 19) + "y", Traps{MaxSegmentRepeats: -1}, ""},
+		{deep, Traps{MaxSegmentRepeats: -1}, TrapPathDepth},
+		{deep, Traps{MaxSegmentRepeats: -1, MaxPathDepth: -1}, ""},
+		{"http://h/a/b/c/d", Traps{MaxPathDepth: 3}, TrapPathDepth},
+		{"http://h/a/b/c", Traps{MaxPathDepth: 3}, ""},
+		{"http://h/a/b/a/b/a/b", Traps{}, ""},                   // "a" three times: the limit
+		{"http://h/a/b/a/b/a/b/a", Traps{}, TrapSegmentRepeats}, // four
+		{"http://h/a/b/a/b/a/b/a", Traps{MaxSegmentRepeats: -1}, ""},
+		{"http://h/a/a/b", Traps{MaxSegmentRepeats: 1}, TrapSegmentRepeats},
+		{"http://h/a//a/b/", Traps{MaxSegmentRepeats: 2}, ""}, // empty segments do not count
+		{"http://h/x?a/a/a/a/a", Traps{}, ""},                 // the query is not the path
+		{"http://h/p/1/1/1/1", Traps{}, TrapSegmentRepeats},
+	}
+	for _, tt := range tests {
+		if got := newTrapRules(tt.traps).checkURL(tt.url); got != tt.want {
+			t.Errorf("checkURL(%.60q) with %+v = %q, want %q", tt.url, tt.traps, got, tt.want)
+		}
+	}
+}
+
+func TestURLPattern(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://h/", "/"},
+		{"http://h", "/"},
+		{"http://h/p/17", "/p"},
+		{"http://h/p17/x", "/p*"},
+		{"http://h/2024-05-01/x", "/*-*-*"},
+		{"http://h/calendar?month=2027-03", "/calendar?month"},
+		{"http://h/s?sid=ab12&x=1&y", "/s?sid&x&y"},
+		{"http://h/more/more/more/1", "/more"},
+		{"http://h:8080/a#frag", "/a"},
+	}
+	for _, tt := range tests {
+		if got := urlPattern(tt.url); got != tt.want {
+			t.Errorf("urlPattern(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestTrapAdmit(t *testing.T) {
+	t.Run("host budget", func(t *testing.T) {
+		r := newTrapRules(Traps{MaxPagesPerHost: 2})
+		if got := r.admit("http://a/0", "a", true); got != "" {
+			t.Fatalf("seed rejected: %q", got)
+		}
+		if got := r.admit("http://a/1", "a", false); got != "" {
+			t.Fatalf("second URL rejected: %q", got)
+		}
+		if got := r.admit("http://a/2", "a", false); got != TrapHostBudget {
+			t.Fatalf("third URL: %q, want %q", got, TrapHostBudget)
+		}
+		if got := r.admit("http://a/3", "a", true); got != "" {
+			t.Fatalf("a seed over budget rejected: %q", got)
+		}
+		if got := r.admit("http://b/1", "b", false); got != "" {
+			t.Fatalf("another host rejected: %q", got)
+		}
+	})
+	t.Run("query values", func(t *testing.T) {
+		r := newTrapRules(Traps{MaxQueryValues: 2})
+		for _, u := range []string{"http://a/c?m=1", "http://a/c?m=2", "http://a/c?m=1&x=9", "http://a/other?m=2", "http://b/c?m=3"} {
+			if got := r.admit(u, strings.Split(u, "/")[2], false); got != "" {
+				t.Errorf("admit(%q) = %q, want admitted", u, got)
+			}
+		}
+		for _, u := range []string{"http://a/c?m=3", "http://a/c?x=1&m=4"} {
+			if got := r.admit(u, "a", false); got != TrapQueryValues {
+				t.Errorf("admit(%q) = %q, want %q", u, got, TrapQueryValues)
+			}
+		}
+		// A rejected URL's other values were not recorded: x still has room.
+		if got := r.admit("http://a/c?x=2", "a", false); got != "" {
+			t.Errorf("x=2 rejected: %q", got)
+		}
+	})
+}
+
+func TestTrapDuplicatePattern(t *testing.T) {
+	r := newTrapRules(Traps{DuplicatePages: 3})
+	page := func(u string, content uint64) (string, bool) { return r.page(u, "h", content) }
+	// Good pages of a pattern: distinct content, never stopped.
+	for i := range 10 {
+		if stopped, dup := page("http://h/p/"+strings.Repeat("1", i+1), uint64(i)); stopped != "" || dup {
+			t.Fatalf("distinct page %d: stopped %q, duplicate %v", i, stopped, dup)
+		}
+	}
+	// A few duplicates among many good pages do not stop the pattern (80% rule).
+	for range 3 {
+		if stopped, dup := page("http://h/p/x", 1); stopped != "" || !dup {
+			t.Fatalf("duplicate on /p: stopped %q, duplicate %v", stopped, dup)
+		}
+	}
+	// Session ids: the same content again and again. The third duplicate
+	// is not enough (3 of 4 pages); the fourth is (4 of 5).
+	var stopped string
+	for i := range 6 {
+		s, dup := page("http://h/s?sid="+strings.Repeat("z", i), 42)
+		if dup != (i > 0) {
+			t.Fatalf("sid page %d: duplicate = %v", i, dup)
+		}
+		if s != "" {
+			if i != 4 {
+				t.Errorf("pattern stopped at sid page %d, want 4", i)
+			}
+			if stopped != "" {
+				t.Fatalf("pattern stopped twice: %q then %q", stopped, s)
+			}
+			stopped = s
+		}
+	}
+	if stopped != "h/s?sid" {
+		t.Fatalf("stopped %q, want h/s?sid", stopped)
+	}
+	if !r.isBlocked("http://h/s?sid=new", "h") || r.isBlocked("http://h/p/99", "h") || r.isBlocked("http://g/s?sid=1", "g") {
+		t.Error("isBlocked does not follow the stopped pattern exactly")
+	}
+	if got := r.admit("http://h/s?sid=other", "h", false); got != TrapDuplicates {
+		t.Errorf("admit of a stopped pattern = %q", got)
+	}
+}
+
+func TestContentFingerprint(t *testing.T) {
+	fp := func(s string) uint64 { return extractLinks([]byte(s), false, "crawler").content }
+	base := `<html><body><h1>Hello</h1><a href="/x?sid=1">x</a></body></html>`
+	if fp(base) != fp(`<html><body><h1>Hello</h1><a href="/x?sid=2">x</a></body></html>`) {
+		t.Error("pages differing only in a link's query have different fingerprints")
+	}
+	for _, other := range []string{
+		`<html><body><h1>Hullo</h1><a href="/x?sid=1">x</a></body></html>`,
+		`<html><body><h2>Hello</h2><a href="/x?sid=1">x</a></body></html>`,
+		`<html><body><h1>Hello</h1><a href="/y?sid=1">x</a></body></html>`,
+	} {
+		if fp(base) == fp(other) {
+			t.Errorf("%s has the fingerprint of %s", other, base)
+		}
+	}
+}
