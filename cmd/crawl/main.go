@@ -49,6 +49,7 @@ type options struct {
 	perHost            int
 	delay              time.Duration
 	pacing             pacingFlags
+	traps              trapFlags
 	hostStats          string
 	sameHost, demo     bool
 	ignoreRobots       bool
@@ -84,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.DurationVar(&o.progress, "progress", time.Second, "progress line interval on a terminal (0: off)")
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 10_000_000, "URLs the bloom or bitmap set is sized for")
+	o.traps.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -114,6 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxPages:     o.maxPages,
 		MaxBytes:     o.maxBytes,
 		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},
+		Traps:        o.traps.traps(),
 	}
 	if o.delay == 0 {
 		c.Delay = -1 // the flag's 0 means none; the field's 0 means the default
@@ -239,24 +242,27 @@ func (j *jsonLines) Flush() error {
 
 // summary is the -json output.
 type summary struct {
-	Interrupted   bool             `json:"interrupted"`
-	Requests      int64            `json:"requests"`
-	Fetched       int64            `json:"fetched"`
-	Bytes         int64            `json:"bytes"`
-	Status        map[int]int64    `json:"status"`
-	Errors        map[string]int64 `json:"errors"`
-	Redirects     int64            `json:"redirects"`
-	RobotsFetched int64            `json:"robots_fetched"`
-	RobotsBlocked int64            `json:"robots_blocked"`
-	Retries       int64            `json:"retries"`
-	HostsRetired  int64            `json:"hosts_retired"`
-	Duplicates    int64            `json:"duplicates"`
-	OutOfScope    int64            `json:"out_of_scope"`
-	Seen          int              `json:"seen"`
-	Frontier      int              `json:"frontier"`
-	Hosts         int              `json:"hosts"`
-	ElapsedSec    float64          `json:"elapsed_sec"`
-	PagesPerSec   float64          `json:"pages_per_sec"`
+	Interrupted      bool             `json:"interrupted"`
+	Requests         int64            `json:"requests"`
+	Fetched          int64            `json:"fetched"`
+	Bytes            int64            `json:"bytes"`
+	Status           map[int]int64    `json:"status"`
+	Errors           map[string]int64 `json:"errors"`
+	Redirects        int64            `json:"redirects"`
+	RobotsFetched    int64            `json:"robots_fetched"`
+	RobotsBlocked    int64            `json:"robots_blocked"`
+	Retries          int64            `json:"retries"`
+	HostsRetired     int64            `json:"hosts_retired"`
+	Duplicates       int64            `json:"duplicates"`
+	OutOfScope       int64            `json:"out_of_scope"`
+	Traps            map[string]int64 `json:"traps"`
+	TrapPatterns     []string         `json:"trap_patterns"`
+	DuplicateContent int64            `json:"duplicate_content"`
+	Seen             int              `json:"seen"`
+	Frontier         int              `json:"frontier"`
+	Hosts            int              `json:"hosts"`
+	ElapsedSec       float64          `json:"elapsed_sec"`
+	PagesPerSec      float64          `json:"pages_per_sec"`
 }
 
 func summaryOf(s crawler.Stats, interrupted bool) summary {
@@ -265,6 +271,7 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
 		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
 		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
+		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
 	}

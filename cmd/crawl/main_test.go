@@ -152,3 +152,21 @@ func TestRateAndHostStats(t *testing.T) {
 			len(lines), requests, robots, s.Hosts, s.Requests, s.RobotsFetched)
 	}
 }
+
+func TestTrapFlags(t *testing.T) {
+	o, _, err := parseFlags([]string{"-max-url-length", "0", "-max-path-depth", "7", "-max-segment-repeats", "0",
+		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "0", "http://x.test/"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := crawler.Traps{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1}
+	if got := o.traps.traps(); got != want {
+		t.Errorf("flags gave %+v, want %+v", got, want)
+	}
+	o, _, _ = parseFlags([]string{"http://x.test/"}, io.Discard)
+	want = crawler.Traps{MaxURLLength: crawler.DefaultMaxURLLength, MaxPathDepth: crawler.DefaultMaxPathDepth,
+		MaxSegmentRepeats: crawler.DefaultMaxSegmentRepeats, DuplicatePages: crawler.DefaultDuplicatePages}
+	if got := o.traps.traps(); got != want {
+		t.Errorf("default flags gave %+v, want %+v", got, want)
+	}
+}
