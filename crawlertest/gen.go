@@ -49,6 +49,11 @@ type gen struct {
 	pageBytes int
 	outDegree int
 	maxChain  int
+
+	// With Config.Popularity > 0, random link targets are Zipf-distributed:
+	// pagePop over the page indexes of a host, hostPop over the other
+	// hosts of a cross-host link, by index. Both nil: uniform.
+	pagePop, hostPop *zipf
 }
 
 // mix64 is the splitmix64 finalizer: a cheap, well-mixing bijection on uint64.
@@ -136,29 +141,37 @@ func insertAt(s []link, i int, l link) []link {
 	return s
 }
 
-// otherHost returns a random host other than h (h itself if there is no other).
+// otherHost returns a random host other than h (h itself if there is no
+// other): uniform, or with Config.Popularity the i-th of the other hosts in
+// index order with Zipf probability, so low-numbered hosts are popular.
 func (g *gen) otherHost(rg *rng, h int) int {
 	if g.hosts < 2 {
 		return h
+	}
+	if g.hostPop != nil {
+		t := g.hostPop.draw(rg)
+		if t >= h {
+			t++ // skip h itself
+		}
+		return t
 	}
 	return (h + 1 + rg.intn(g.hosts-1)) % g.hosts
 }
 
 func (g *gen) randomLink(rg *rng, h int) link {
-	P := g.pages
 	x := rg.intn(100)
 	if x < 20 && g.hosts > 1 {
 		t := g.otherHost(rg, h)
 		switch y := rg.intn(20); {
 		case y < 17:
-			return link{to: page(t, rg.intn(P))}
+			return link{to: page(t, g.pageIndex(rg))}
 		case y < 19:
-			return link{to: res{host: int32(t), kind: kindRedirect, n: int32(rg.intn(P))}}
+			return link{to: res{host: int32(t), kind: kindRedirect, n: int32(g.pageIndex(rg))}}
 		default:
-			return link{to: res{host: int32(t), kind: kindImg, n: int32(rg.intn(P))}}
+			return link{to: res{host: int32(t), kind: kindImg, n: int32(g.pageIndex(rg))}}
 		}
 	}
-	r := res{host: int32(h), n: int32(rg.intn(P))}
+	r := res{host: int32(h), n: int32(g.pageIndex(rg))}
 	switch {
 	case x < 70:
 		r.kind = kindPage

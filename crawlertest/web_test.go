@@ -220,7 +220,7 @@ func referenceCrawl(t testing.TB, w *crawlertest.Web) (map[string]int, []string)
 }
 
 func TestReferenceCrawlMatchesGroundTruth(t *testing.T) {
-	for _, cfg := range []crawlertest.Config{small, {Seed: 3, Gzip: true}} {
+	for _, cfg := range []crawlertest.Config{small, {Seed: 3, Gzip: true}, popular} {
 		t.Run(fmt.Sprintf("seed=%d/hosts=%d", cfg.Seed, cfg.Hosts), func(t *testing.T) {
 			w := newWeb(t, cfg)
 			want := w.Depths()
@@ -761,3 +761,6 @@ func BenchmarkServe(b *testing.B) {
 		})
 	}
 }
+
+// popular is a small web with skewed link targets (Config.Popularity).
+var popular = crawlertest.Config{Seed: 5, Hosts: 6, PagesPerHost: 40, PageBytes: 1024, OutDegree: 10, MaxChain: 4, Popularity: 1}
