@@ -83,6 +83,17 @@ type Config struct {
 	// are unchanged. It costs 8 bytes per page of a host and per host, once,
 	// in NewWeb. NewWeb panics if it is negative, infinite or NaN.
 	Popularity float64
+	// Traps, if not nil, returns the Trap of host index h: NoTrap for an
+	// ordinary ("good") host, or the kind of crawler trap the host serves
+	// instead of its pages (see Trap). NewWeb calls it once for each host,
+	// in order, and keeps the results; it must be deterministic for the web
+	// to be. NewWeb panics if a Trap is invalid or if host 0, which holds
+	// the seed, is a trap. Good pages link to trap hosts' entries as to
+	// other hosts (see the package doc), and the ground truth (Depths,
+	// GoodPages, PageRank) excludes every URL of a trap host. Behaviors
+	// apply to trap hosts as to others. With nil, or NoTrap for every host,
+	// the web is exactly the one without this field.
+	Traps func(host int) Trap
 	// Log makes the server record every request it answers, with its
 	// times (see Web.Log). It is off by default: a large crawl would grow
 	// the log without bound.
@@ -165,6 +176,7 @@ func newWeb(cfg Config, h hooks) *Web {
 		g.pagePop = newZipf(cfg.PagesPerHost, cfg.Popularity)
 		g.hostPop = newZipf(cfg.Hosts-1, cfg.Popularity)
 	}
+	g.setTraps(cfg.Traps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic("crawlertest: cannot listen on 127.0.0.1: " + err.Error())
@@ -414,6 +426,9 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		w.counts.robots[host].Add(1)
 	default:
 		w.counts.add(countKey{host, p, r.URL.RawQuery})
+		if w.g.isTrap(host) {
+			w.counts.traps.Add(1)
+		}
 		if w.pageReqs != nil {
 			nth = w.pageReqs[host].Add(1)
 		}
@@ -466,13 +481,17 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		writeBody(rw, r, b.PageStatus, ctHTML, errorPage(b.PageStatus))
 		return
 	}
+	s := scratchs.Get().(*scratch)
+	defer scratchs.Put(s)
+	if w.g.isTrap(host) {
+		w.serveTrap(rw, r, host, p, s)
+		return
+	}
 	res, ok := w.g.route(host, p)
 	if !ok || r.URL.RawQuery != "" {
 		writeBody(rw, r, http.StatusNotFound, ctText, []byte(notFoundText))
 		return
 	}
-	s := scratchs.Get().(*scratch)
-	defer scratchs.Put(s)
 	switch {
 	case isHTML(res.kind):
 		s.links = w.g.links(s.links[:0], res)
