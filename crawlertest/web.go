@@ -250,7 +250,9 @@ func (w *Web) Seeds() []string { return []string{w.URL(0, 0)} }
 
 // URL returns the canonical URL of page page of host host:
 // "http://h3.crawler.test/" for page 0, "http://h3.crawler.test/p/7" else.
-// It panics if host or page is out of range.
+// On a trap host (Config.Traps) such a URL is the trap's entry for page 0,
+// and part of the trap or 404 else. It panics if host or page is out of
+// range.
 func (w *Web) URL(host, page int) string {
 	if host < 0 || host >= w.cfg.Hosts || page < 0 || page >= w.cfg.PagesPerHost {
 		panic(fmt.Sprintf("crawlertest: URL(%d, %d) out of range", host, page))
