@@ -24,6 +24,7 @@ type counts struct {
 		_  [40]byte // keep shards on separate cache lines
 	}
 	total  atomic.Int64
+	traps  atomic.Int64   // requests to trap hosts, in total too
 	robots []atomic.Int64 // per host
 }
 
@@ -79,6 +80,7 @@ func (c *counts) reset() {
 		s.mu.Unlock()
 	}
 	c.total.Store(0)
+	c.traps.Store(0)
 	for i := range c.robots {
 		c.robots[i].Store(0)
 	}

@@ -8,6 +8,7 @@
 //	resp, err := client.Get(w.Seeds()[0])
 //	...
 //	want := w.Depths() // canonical URL -> minimum depth, for every URL to fetch
+//	rank := w.PageRank() // canonical URL -> PageRank, for every good page
 //
 // # Hosts and addresses
 //
@@ -35,13 +36,18 @@
 //	/loop/a, /loop/b     302 and 303 to each other
 //	/missing/<n>         404 with a small HTML body without links
 //
-// Anything else, and any URL with a query, is 404 (on hosts with
-// Behavior.RobotsRedirects or RobotsLoop, /robots-hop/<k> is also served: see
-// below). Every page n links to
-// page n+1 of its host and every home page to the next host's home page, so
-// the whole web is reachable from [Web.Seeds]. The other links are random:
+// On a good (non-trap) host, anything else, and any URL with a query, is
+// 404 (on hosts with Behavior.RobotsRedirects or RobotsLoop,
+// /robots-hop/<k> is also served: see below). Every page n links to page
+// n+1 of its host and every home page to the next host's home page (and
+// past a trap host to the next good one), so the whole web is reachable
+// from [Web.Seeds]. The other links are random:
 // about 20% cross hosts, and the rest mix pages, images, redirects, chains,
-// the loop, broken links, private pages and nofollow links. Links are
+// the loop, broken links, private pages and nofollow links. Random link
+// targets are uniform, unless Config.Popularity skews them (Zipf): the page
+// index n of a target is then drawn with probability ∝ 1/(n+1)^s, and the
+// host of a cross-host link likewise by index, so home pages and
+// low-numbered hosts are popular and PageRank is far from flat. Links are
 // spelled in many canonically equal ways: relative ("5", "./5", "../p/5",
 // "p/5"), absolute-path, absolute and scheme-relative, with an upper-case
 // scheme or host, an explicit ":80", dot segments ("/x/../p/5"), an escaped
@@ -73,6 +79,30 @@
 // it is requested: [Web.Unreachable]); a PageStatus host's URLs are
 // requested but lead nowhere; throttling and latencies change nothing.
 //
+// # Traps
+//
+// Config.Traps makes hosts crawler traps (see [Trap]): a trap host serves
+// an unbounded space of URLs instead of its pages, entered from its home
+// page "/", which good pages link to as to any other host (cross-host links
+// to a trap host go to its entry). Its robots.txt is the ordinary one. Host
+// 0 holds the seed and cannot be a trap.
+//
+//	Calendar   /calendar?month=YYYY-MM, every month from 0001-01 on, each
+//	           linking to the previous and next month and to a good page
+//	SessionID  "/" and /p/<n> with ?sid=<id>: every link to the host
+//	           carries a fresh sid; the text does not depend on the sid
+//	DeepPath   /d/<word>/<word>/.../, each linking relatively to two deeper
+//	           directories ("cedar/"), its parent and a good page
+//	LinkFarm   /farm/<n> for n < 10⁹, 2×OutDegree links each, all within
+//	           the farm
+//	Soft404    200 and the same "not found" HTML for every path and query,
+//	           linking relatively to more/1, more/2 and extra/1 (ever-new
+//	           paths) and to a good host's home page
+//
+// [Web.IsTrap] tells a trap URL in any spelling, [Web.TrapHosts] lists the
+// trap hosts, and [Web.TrapRequests] counts the requests a crawler spent in
+// them.
+//
 // # Ground truth
 //
 // [Web.Depths] returns every URL a compliant crawler requests, with its
@@ -81,7 +111,15 @@
 // must skip because their host's robots.txt is unavailable (429 or 5xx).
 // A redirect costs no depth.
 // There is no hop limit: a crawler that stops chains early must configure
-// Config.MaxChain below its own limit.
+// Config.MaxChain below its own limit. All of them cover the good URLs
+// only: trap hosts' URLs are left out, so they stay finite and exact.
+//
+// [Web.GoodPages] lists the good pages: the HTML pages in Depths answering
+// 200, the pages a crawler should harvest. [Web.PageRank] is their true
+// PageRank (damping 0.85, power iteration to convergence) over the graph
+// of their followed links, redirects resolved to their final page and
+// links to anything but a good page ignored: the reference for a crawler's
+// importance estimates (such as AOPIC's), most telling with Popularity.
 //
 // # Request log
 //

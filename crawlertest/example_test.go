@@ -94,3 +94,42 @@ func ExampleBehavior() {
 	// http://h2.crawler.test/robots.txt true 503
 	// h2 home in Depths: false - first Unreachable: http://h2.crawler.test/
 }
+
+// ExampleTrap serves a web whose host h4 is a calendar trap, and reads the
+// ground truth: the trap is left out of the good pages and their PageRank.
+func ExampleTrap() {
+	w := crawlertest.NewWeb(crawlertest.Config{
+		Hosts:      5,
+		Popularity: 1,
+		Traps: func(h int) crawlertest.Trap {
+			if h == 4 {
+				return crawlertest.Calendar
+			}
+			return crawlertest.NoTrap
+		},
+	})
+	defer w.Close()
+
+	resp, err := w.Client().Get("http://h4.crawler.test/") // the trap's entry
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, next, _ := strings.Cut(string(body), `<a href="/calendar?month=2025-`)
+	fmt.Println(resp.Status, "next month: 2025-"+next[:2])
+	fmt.Println(w.TrapHosts(), w.IsTrap("HTTP://H4.Crawler.Test/calendar?month=2031-07"), w.TrapRequests())
+
+	good := w.GoodPages()
+	rank := w.PageRank()
+	sum := 0.0
+	for _, u := range good {
+		sum += rank[u]
+	}
+	fmt.Printf("%d good pages, PageRank sums to %.6f, h0's home has %.4f\n", len(good), sum, rank["http://h0.crawler.test/"])
+	// Output:
+	// 200 OK next month: 2025-02
+	// [h4.crawler.test] true 1
+	// 231 good pages, PageRank sums to 1.000000, h0's home has 0.0372
+}

@@ -70,3 +70,33 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTrapPage checks that every trap answers any path and query without
+// panicking, that a Soft404 host answers them all alike, and that the
+// calendar accepts exactly the months appendMonth spells.
+func FuzzTrapPage(f *testing.F) {
+	for _, s := range []string{"/", "/calendar?month=2025-01", "/calendar?month=0001-01", "/calendar?month=999999999-12",
+		"/p/3?sid=abc", "/d/cedar/alpha/", "/farm/999999999", "/more/extra/1?x", "/d//", "/calendar?month=-"} {
+		f.Add(s)
+	}
+	g := testGen(6, 20, 8)
+	g.setTraps(func(h int) Trap { return Trap(h) })
+	soft, _ := g.trapPage(nil, int(Soft404), "/", "")
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 512 {
+			return
+		}
+		p, q, _ := strings.Cut(s, "?")
+		for h := 1; h < int(numTraps); h++ {
+			b, ok := g.trapPage(nil, h, p, q)
+			if Trap(h) == Soft404 && (!ok || string(b) != string(soft)) {
+				t.Fatalf("Soft404 answers %q differently", s)
+			}
+		}
+		if m, ok := parseMonth(q); ok {
+			if got := "month=" + string(appendMonth(nil, m)); got != q {
+				t.Fatalf("parseMonth(%q) = %d, which spells %q", q, m, got)
+			}
+		}
+	})
+}

@@ -49,6 +49,18 @@ type gen struct {
 	pageBytes int
 	outDegree int
 	maxChain  int
+
+	// With Config.Popularity > 0, random link targets are Zipf-distributed:
+	// pagePop over the page indexes of a host, hostPop over the other
+	// hosts of a cross-host link, by index. Both nil: uniform.
+	pagePop, hostPop *zipf
+
+	// With Config.Traps marking at least one host, traps is the Trap of
+	// every host, goodHosts the indexes of the others, and nextGood[h] the
+	// first good host after h (cyclically). All nil without traps.
+	traps     []Trap
+	goodHosts []int32
+	nextGood  []int32
 }
 
 // mix64 is the splitmix64 finalizer: a cheap, well-mixing bijection on uint64.
@@ -105,10 +117,12 @@ func page(h, n int) res { return res{host: int32(h), kind: kindPage, n: int32(n)
 // links appends the links of HTML document doc to dst, in document order.
 //
 // Every page n links to page n+1 of its host, and every home page to the
-// next host's home page, so the web is reachable from h0's home. The rest
-// is random: about 20% of links go to other hosts, and a few go to images,
-// redirects, chains, the loop, broken links, private pages and (with
-// rel=nofollow) nofollow pages. No followed link ever targets a nofollow page.
+// next host's home page (and, if that host is a trap, to the next good
+// host's home page too), so the web is reachable from h0's home. The rest
+// is random: about 20% of links go to other hosts (to the home page, the
+// trap's entry, of a trap host), and a few go to images, redirects, chains,
+// the loop, broken links, private pages and (with rel=nofollow) nofollow
+// pages. No followed link ever targets a nofollow page.
 func (g *gen) links(dst []link, doc res) []link {
 	rg := g.docRNG(doc, saltLinks)
 	h := int(doc.host)
@@ -123,7 +137,11 @@ func (g *gen) links(dst []link, doc res) []link {
 			dst = insertAt(dst, start+rg.intn(len(dst)-start+1), link{to: page(h, int(doc.n)+1)})
 		}
 		if doc.n == 0 && g.hosts > 1 {
-			dst = insertAt(dst, start+rg.intn(len(dst)-start+1), link{to: page((h+1)%g.hosts, 0)})
+			next := (h + 1) % g.hosts
+			dst = insertAt(dst, start+rg.intn(len(dst)-start+1), link{to: page(next, 0)})
+			if g.isTrap(next) && int(g.nextGood[h]) != h {
+				dst = insertAt(dst, start+rg.intn(len(dst)-start+1), link{to: page(int(g.nextGood[h]), 0)})
+			}
 		}
 	}
 	return dst
@@ -136,29 +154,42 @@ func insertAt(s []link, i int, l link) []link {
 	return s
 }
 
-// otherHost returns a random host other than h (h itself if there is no other).
+// otherHost returns a random host other than h (h itself if there is no
+// other): uniform, or with Config.Popularity the i-th of the other hosts in
+// index order with Zipf probability, so low-numbered hosts are popular.
 func (g *gen) otherHost(rg *rng, h int) int {
 	if g.hosts < 2 {
 		return h
+	}
+	if g.hostPop != nil {
+		t := g.hostPop.draw(rg)
+		if t >= h {
+			t++ // skip h itself
+		}
+		return t
 	}
 	return (h + 1 + rg.intn(g.hosts-1)) % g.hosts
 }
 
 func (g *gen) randomLink(rg *rng, h int) link {
-	P := g.pages
 	x := rg.intn(100)
 	if x < 20 && g.hosts > 1 {
 		t := g.otherHost(rg, h)
+		var l link
 		switch y := rg.intn(20); {
 		case y < 17:
-			return link{to: page(t, rg.intn(P))}
+			l = link{to: page(t, g.pageIndex(rg))}
 		case y < 19:
-			return link{to: res{host: int32(t), kind: kindRedirect, n: int32(rg.intn(P))}}
+			l = link{to: res{host: int32(t), kind: kindRedirect, n: int32(g.pageIndex(rg))}}
 		default:
-			return link{to: res{host: int32(t), kind: kindImg, n: int32(rg.intn(P))}}
+			l = link{to: res{host: int32(t), kind: kindImg, n: int32(g.pageIndex(rg))}}
 		}
+		if g.isTrap(t) {
+			l.to = page(t, 0) // the trap's entry
+		}
+		return l
 	}
-	r := res{host: int32(h), n: int32(rg.intn(P))}
+	r := res{host: int32(h), n: int32(g.pageIndex(rg))}
 	switch {
 	case x < 70:
 		r.kind = kindPage
@@ -169,6 +200,9 @@ func (g *gen) randomLink(rg *rng, h int) link {
 	case x < 82:
 		r.kind = kindTo
 		r.k = int32(g.otherHost(rg, h))
+		if g.isTrap(int(r.k)) {
+			r.n = 0 // to the trap's entry
+		}
 	case x < 84:
 		r.kind = kindChain
 		r.k = int32(1 + rg.intn(g.maxChain))

@@ -19,7 +19,8 @@ type crawl struct {
 // costs one level of depth, a redirect none, robots-disallowed URLs and URLs
 // of unreachable hosts (robots.txt 429 or 5xx) are neither requested nor
 // expanded, and the URLs of failing hosts (Behavior.PageStatus) are
-// requested but not expanded.
+// requested but not expanded. URLs of trap hosts (Config.Traps) are left
+// out altogether, so the search is finite.
 func (w *Web) truth(seeds []string) crawl {
 	if len(seeds) == 0 {
 		seeds = w.Seeds()
@@ -39,6 +40,9 @@ func (w *Web) truth(seeds []string) crawl {
 	var front, back []item
 	head := 0
 	push := func(r res, d int, zero bool) {
+		if w.g.isTrap(int(r.host)) {
+			return // a trap: no ground truth there
+		}
 		if w.unreachable(int(r.host)) {
 			c.unreach[canonical(r)] = struct{}{}
 			return
@@ -59,7 +63,7 @@ func (w *Web) truth(seeds []string) crawl {
 	}
 	for _, s := range seeds {
 		h, p, q, ok := w.g.parseURL(s)
-		if !ok {
+		if !ok || w.g.isTrap(h) {
 			continue
 		}
 		if w.unreachable(h) {
@@ -130,6 +134,13 @@ func (w *Web) truth(seeds []string) crawl {
 // requested but are error pages, so their links and redirects are not
 // followed. Throttling, SlowDown and latencies change nothing: a throttled
 // URL is requested again later.
+//
+// With traps (Config.Traps), Depths covers the good URLs only: no URL of a
+// trap host is in it (nor in Disallowed or Unreachable), and seeds on trap
+// hosts are ignored. Links and redirects into a trap are not followed, so
+// Depths stays finite; what a crawler fetches in traps is counted apart
+// (see Web.TrapRequests). Every good page is still reachable: the home page
+// before a trap host also links to the next good host's home page.
 //
 // Depths computes this from the generator, not by parsing HTML, in
 // O(URLs reached × OutDegree) time; the map is new on each call.

@@ -70,6 +70,30 @@ type Config struct {
 	// each host, in order, and keeps the results; it must be deterministic
 	// for the web to be. NewWeb panics if a Behavior is invalid.
 	Behavior func(host int) Behavior
+	// Popularity, if positive, skews the random links of HTML pages
+	// towards popular targets: the page index of a random link target is
+	// drawn with probability ∝ 1/(n+1)^Popularity (page 0, the home page,
+	// is the most popular), and the target host of a cross-host link with
+	// probability ∝ 1/(i+1)^Popularity where i is its index among the
+	// other hosts, in index order (so h0 is the most popular). Values near
+	// 1 give the heavy-tailed in-degrees of the real web, and a PageRank
+	// (Web.PageRank) worth ranking by. 0 means uniform targets, the web
+	// being then exactly the one without this field. The links every page
+	// has (to the next page, and from home pages to the next host's home)
+	// are unchanged. It costs 8 bytes per page of a host and per host, once,
+	// in NewWeb. NewWeb panics if it is negative, infinite or NaN.
+	Popularity float64
+	// Traps, if not nil, returns the Trap of host index h: NoTrap for an
+	// ordinary ("good") host, or the kind of crawler trap the host serves
+	// instead of its pages (see Trap). NewWeb calls it once for each host,
+	// in order, and keeps the results; it must be deterministic for the web
+	// to be. NewWeb panics if a Trap is invalid or if host 0, which holds
+	// the seed, is a trap. Good pages link to trap hosts' entries as to
+	// other hosts (see the package doc), and the ground truth (Depths,
+	// GoodPages, PageRank) excludes every URL of a trap host. Behaviors
+	// apply to trap hosts as to others. With nil, or NoTrap for every host,
+	// the web is exactly the one without this field.
+	Traps func(host int) Trap
 	// Log makes the server record every request it answers, with its
 	// times (see Web.Log). It is off by default: a large crawl would grow
 	// the log without bound.
@@ -139,20 +163,27 @@ func newWeb(cfg Config, h hooks) *Web {
 			behaviors[h].validate(h)
 		}
 	}
+	validPopularity(cfg.Popularity)
+	g := gen{
+		seed:      mix64(uint64(cfg.Seed)),
+		hosts:     cfg.Hosts,
+		pages:     cfg.PagesPerHost,
+		pageBytes: cfg.PageBytes,
+		outDegree: cfg.OutDegree,
+		maxChain:  cfg.MaxChain,
+	}
+	if cfg.Popularity > 0 {
+		g.pagePop = newZipf(cfg.PagesPerHost, cfg.Popularity)
+		g.hostPop = newZipf(cfg.Hosts-1, cfg.Popularity)
+	}
+	g.setTraps(cfg.Traps)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic("crawlertest: cannot listen on 127.0.0.1: " + err.Error())
 	}
 	w := &Web{
-		cfg: cfg,
-		g: gen{
-			seed:      mix64(uint64(cfg.Seed)),
-			hosts:     cfg.Hosts,
-			pages:     cfg.PagesPerHost,
-			pageBytes: cfg.PageBytes,
-			outDegree: cfg.OutDegree,
-			maxChain:  cfg.MaxChain,
-		},
+		cfg:    cfg,
+		g:      g,
 		ln:     ln,
 		addr:   ln.Addr().String(),
 		counts: newCounts(cfg.Hosts),
@@ -219,7 +250,9 @@ func (w *Web) Seeds() []string { return []string{w.URL(0, 0)} }
 
 // URL returns the canonical URL of page page of host host:
 // "http://h3.crawler.test/" for page 0, "http://h3.crawler.test/p/7" else.
-// It panics if host or page is out of range.
+// On a trap host (Config.Traps) such a URL is the trap's entry for page 0,
+// and part of the trap or 404 else. It panics if host or page is out of
+// range.
 func (w *Web) URL(host, page int) string {
 	if host < 0 || host >= w.cfg.Hosts || page < 0 || page >= w.cfg.PagesPerHost {
 		panic(fmt.Sprintf("crawlertest: URL(%d, %d) out of range", host, page))
@@ -395,6 +428,9 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		w.counts.robots[host].Add(1)
 	default:
 		w.counts.add(countKey{host, p, r.URL.RawQuery})
+		if w.g.isTrap(host) {
+			w.counts.traps.Add(1)
+		}
 		if w.pageReqs != nil {
 			nth = w.pageReqs[host].Add(1)
 		}
@@ -447,13 +483,17 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		writeBody(rw, r, b.PageStatus, ctHTML, errorPage(b.PageStatus))
 		return
 	}
+	s := scratchs.Get().(*scratch)
+	defer scratchs.Put(s)
+	if w.g.isTrap(host) {
+		w.serveTrap(rw, r, host, p, s)
+		return
+	}
 	res, ok := w.g.route(host, p)
 	if !ok || r.URL.RawQuery != "" {
 		writeBody(rw, r, http.StatusNotFound, ctText, []byte(notFoundText))
 		return
 	}
-	s := scratchs.Get().(*scratch)
-	defer scratchs.Put(s)
 	switch {
 	case isHTML(res.kind):
 		s.links = w.g.links(s.links[:0], res)

@@ -149,10 +149,15 @@ func robots(t testing.TB, c *http.Client, host string) []string {
 }
 
 // referenceCrawl crawls w from its seeds as a compliant crawler does, with a
-// 0-1 breadth-first search (redirects cost no depth). It returns the depth
-// of every URL requested and the disallowed URLs it met.
-func referenceCrawl(t testing.TB, w *crawlertest.Web) (map[string]int, []string) {
+// 0-1 breadth-first search (redirects cost no depth), never entering a host
+// of w.TrapHosts. It returns the depth of every URL requested, the
+// disallowed URLs it met, and, sorted, the URLs that answered 200 with HTML.
+func referenceCrawl(t testing.TB, w *crawlertest.Web) (depth map[string]int, disallowed, pages []string) {
 	c := noFollow(w)
+	traps := map[string]bool{}
+	for _, h := range w.TrapHosts() {
+		traps[h] = true
+	}
 	rules := map[string][]string{}
 	allowed := func(u string) bool {
 		pu, _ := url.Parse(u)
@@ -170,10 +175,13 @@ func referenceCrawl(t testing.TB, w *crawlertest.Web) (map[string]int, []string)
 		u string
 		d int
 	}
-	depth := map[string]int{}
+	depth = map[string]int{}
 	blocked := map[string]bool{}
 	var front, back []item
 	push := func(u string, d int, zero bool) {
+		if pu, _ := url.Parse(u); traps[pu.Host] {
+			return
+		}
 		if !allowed(u) {
 			blocked[u] = true
 			return
@@ -209,6 +217,7 @@ func referenceCrawl(t testing.TB, w *crawlertest.Web) (map[string]int, []string)
 				push(to, it.d, true)
 			}
 		case r.status == 200 && strings.HasPrefix(r.header.Get("Content-Type"), "text/html"):
+			pages = append(pages, it.u)
 			for _, l := range extract(r.body) {
 				if to, ok := canon(base, l.href); ok && !l.nofollow {
 					push(to, it.d+1, false)
@@ -216,15 +225,17 @@ func referenceCrawl(t testing.TB, w *crawlertest.Web) (map[string]int, []string)
 			}
 		}
 	}
-	return depth, slices.Sorted(maps.Keys(blocked))
+	slices.Sort(pages)
+	pages = slices.Compact(pages)
+	return depth, slices.Sorted(maps.Keys(blocked)), pages
 }
 
 func TestReferenceCrawlMatchesGroundTruth(t *testing.T) {
-	for _, cfg := range []crawlertest.Config{small, {Seed: 3, Gzip: true}} {
+	for _, cfg := range []crawlertest.Config{small, {Seed: 3, Gzip: true}, popular} {
 		t.Run(fmt.Sprintf("seed=%d/hosts=%d", cfg.Seed, cfg.Hosts), func(t *testing.T) {
 			w := newWeb(t, cfg)
 			want := w.Depths()
-			got, blocked := referenceCrawl(t, w)
+			got, blocked, _ := referenceCrawl(t, w)
 			if !maps.Equal(got, want) {
 				for u, d := range got {
 					if wd, ok := want[u]; !ok || wd != d {
@@ -761,3 +772,6 @@ func BenchmarkServe(b *testing.B) {
 		})
 	}
 }
+
+// popular is a small web with skewed link targets (Config.Popularity).
+var popular = crawlertest.Config{Seed: 5, Hosts: 6, PagesPerHost: 40, PageBytes: 1024, OutDegree: 10, MaxChain: 4, Popularity: 1}
