@@ -180,6 +180,11 @@ func (a *AOPIC) Done(e Entry, r Result) {
 	}
 	p := &a.pages[i]
 	h := a.hosts[p.host]
+	if h.heap != nil {
+		// Out of its heap while its key changes, so that the heap stays
+		// in order for the hosts that spend moves.
+		a.hostRemove(h.heap, h)
+	}
 	h.inflight--
 	if r.Next.After(h.readyAt) {
 		h.readyAt = r.Next
@@ -189,9 +194,6 @@ func (a *AOPIC) Done(e Entry, r Result) {
 		a.enqueue(i, p.credit, p.history)
 	} else {
 		a.spend(i, r.Links)
-	}
-	if h.heap != nil {
-		a.hostRemove(h.heap, h)
 	}
 	a.schedule(h)
 }
