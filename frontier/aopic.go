@@ -43,9 +43,12 @@ const DefaultTax = 0.1
 // O(log n + log h), lambda's spread being O(1) (each waiting page stores
 // its credit less the credit per page that lambda had spread when the page
 // joined the queue); Done is O((l+1)(log n + log h)) for l links.
-// Memory: about 200 bytes per waiting page and 80 bytes per fetched page
-// (which keeps only its URL string), beyond the entries' strings, and one
-// queue per host ever seen.
+// Memory, beyond the entries' strings: about 190 bytes per waiting page (a
+// 48-byte record, its map entry, its Entry and its place in its host's
+// heap); a fetched page keeps its record, its map entry and its URL string,
+// about 75 bytes, and its Entry's slot is reused by later pushes. With 1M
+// URLs on 1000 hosts, BenchmarkMemory measures 228 bytes per URL with
+// their strings, against FIFO's 139. Add one queue per host ever seen.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). Zero means 1.
