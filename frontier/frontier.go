@@ -3,7 +3,9 @@
 // A frontier keeps one queue per host and hands out a URL only from a host
 // that politeness allows to be contacted now, so that a slow or throttled host
 // never blocks the others (Mercator's back queues). Among ready hosts, the
-// order is the frontier's policy: [FIFO] gives breadth-first order.
+// order is the frontier's policy: [FIFO] gives breadth-first order, and
+// [AOPIC] hands out the most important URL first, estimating importance on
+// line from the links of the pages fetched so far.
 //
 //	f := new(frontier.FIFO)
 //	f.Push(frontier.Entry{URL: "http://example.com/", Host: "example.com"})
@@ -18,8 +20,9 @@ package frontier
 
 import "time"
 
-// Entry is one URL waiting to be fetched. The crawler fills every field
-// before [Frontier.Push]; a frontier hands entries back unchanged.
+// Entry is one URL waiting to be fetched. The crawler fills every field but
+// Importance before [Frontier.Push]; a frontier hands entries back unchanged
+// except for Importance.
 type Entry struct {
 	URL      string // canonical URL
 	FP       uint64 // fingerprint of URL (canon.Fingerprint)
@@ -28,6 +31,12 @@ type Entry struct {
 	Hops     int    // redirects followed to reach URL
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
 	Tries    int    // requests for URL that failed and were retried (429, 5xx, network errors)
+
+	// Importance is the frontier's estimate of the URL's importance when
+	// Next handed it out (AOPIC: its share of all credit handed out so
+	// far); 0 for frontiers without one (FIFO). Set by Next; the crawler
+	// leaves it alone.
+	Importance float64
 
 	seq uint64 // order of Push, kept by FIFO so that a retried entry keeps its place
 }

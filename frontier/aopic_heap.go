@@ -1,0 +1,184 @@
+package frontier
+
+// The heaps of AOPIC: each host keeps a max-heap of its waiting pages by
+// credit, and hosts sit in a min-heap by readyAt (waiting) or a max-heap by
+// the credit of their best page (ready). Every element records its
+// position, so that one whose credit changed is moved in O(log n).
+
+// better reports whether waiting page i goes before waiting page j: it has
+// more credit, or as much and was pushed first. Stored credits of waiting
+// pages share one offset, so they compare as they are.
+func (a *AOPIC) better(i, j int32) bool {
+	ci, cj := a.pages[i].credit, a.pages[j].credit
+	if ci != cj {
+		return ci > cj
+	}
+	return i < j
+}
+
+func (a *AOPIC) pagePush(h *aopicHost, i int32) {
+	a.pages[i].pos = int32(len(h.pages))
+	h.pages = append(h.pages, i)
+	a.pageUp(h, len(h.pages)-1)
+}
+
+// popPage removes and returns h's best page.
+func (a *AOPIC) popPage(h *aopicHost) int32 {
+	i := h.pages[0]
+	last := len(h.pages) - 1
+	a.pageSwap(h, 0, last)
+	h.pages = h.pages[:last]
+	a.pageDown(h, 0)
+	a.pages[i].pos = -1
+	return i
+}
+
+// pageFix moves the page at position k of h's heap to its place after its
+// credit grew.
+func (a *AOPIC) pageFix(h *aopicHost, k int) { a.pageUp(h, k) }
+
+func (a *AOPIC) pageSwap(h *aopicHost, k, l int) {
+	h.pages[k], h.pages[l] = h.pages[l], h.pages[k]
+	a.pages[h.pages[k]].pos, a.pages[h.pages[l]].pos = int32(k), int32(l)
+}
+
+func (a *AOPIC) pageUp(h *aopicHost, k int) {
+	for k > 0 {
+		p := (k - 1) / 2
+		if !a.better(h.pages[k], h.pages[p]) {
+			return
+		}
+		a.pageSwap(h, k, p)
+		k = p
+	}
+}
+
+func (a *AOPIC) pageDown(h *aopicHost, k int) {
+	n := len(h.pages)
+	for {
+		l := 2*k + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && a.better(h.pages[r], h.pages[l]) {
+			c = r
+		}
+		if !a.better(h.pages[c], h.pages[k]) {
+			return
+		}
+		a.pageSwap(h, k, c)
+		k = c
+	}
+}
+
+// aopicHostHeap is a binary heap of hosts with waiting pages, ordered by
+// readyAt if byReadyAt is set, then by their best pages.
+type aopicHostHeap struct {
+	hosts     []*aopicHost
+	byReadyAt bool
+}
+
+func (hh *aopicHostHeap) len() int { return len(hh.hosts) }
+
+func (hh *aopicHostHeap) min() *aopicHost { return hh.hosts[0] }
+
+func (a *AOPIC) hostLess(hh *aopicHostHeap, x, y *aopicHost) bool {
+	if hh.byReadyAt && !x.readyAt.Equal(y.readyAt) {
+		return x.readyAt.Before(y.readyAt)
+	}
+	return a.better(x.pages[0], y.pages[0])
+}
+
+func (a *AOPIC) hostPush(hh *aopicHostHeap, h *aopicHost) {
+	h.heap, h.index = hh, len(hh.hosts)
+	hh.hosts = append(hh.hosts, h)
+	a.hostUp(hh, h.index)
+}
+
+func (a *AOPIC) hostRemove(hh *aopicHostHeap, h *aopicHost) {
+	i, last := h.index, len(hh.hosts)-1
+	if i != last {
+		hostSwap(hh, i, last)
+	}
+	hh.hosts[last] = nil
+	hh.hosts = hh.hosts[:last]
+	if i != last {
+		a.hostDown(hh, i)
+		a.hostUp(hh, i)
+	}
+	h.heap, h.index = nil, -1
+}
+
+// hostFix moves h to its place in hh after its best page changed.
+func (a *AOPIC) hostFix(hh *aopicHostHeap, h *aopicHost) {
+	a.hostDown(hh, h.index)
+	a.hostUp(hh, h.index)
+}
+
+func hostSwap(hh *aopicHostHeap, i, j int) {
+	hh.hosts[i], hh.hosts[j] = hh.hosts[j], hh.hosts[i]
+	hh.hosts[i].index, hh.hosts[j].index = i, j
+}
+
+func (a *AOPIC) hostUp(hh *aopicHostHeap, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.hostLess(hh, hh.hosts[i], hh.hosts[p]) {
+			return
+		}
+		hostSwap(hh, i, p)
+		i = p
+	}
+}
+
+func (a *AOPIC) hostDown(hh *aopicHostHeap, i int) {
+	n := len(hh.hosts)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && a.hostLess(hh, hh.hosts[r], hh.hosts[l]) {
+			c = r
+		}
+		if !a.hostLess(hh, hh.hosts[c], hh.hosts[i]) {
+			return
+		}
+		hostSwap(hh, i, c)
+		i = c
+	}
+}
+
+// siftUp and siftDown keep s a heap with worse-first order, for
+// [AOPIC.Top].
+func siftUp(s []int32, i int, worse func(x, y int32) bool) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(s[i], s[p]) {
+			return
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func siftDown(s []int32, i int, worse func(x, y int32) bool) {
+	n := len(s)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && worse(s[r], s[l]) {
+			c = r
+		}
+		if !worse(s[c], s[i]) {
+			return
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+}

@@ -1,0 +1,158 @@
+// Package frontiertest checks that a [frontier.Frontier] keeps the contract
+// every frontier shares, whatever order it hands URLs out in:
+//
+//	func TestMyFrontier(t *testing.T) {
+//		frontiertest.Run(t, func() frontier.Frontier { return NewMyFrontier() })
+//	}
+//
+// The contract: Len counts the entries waiting; every entry pushed is
+// handed out once, as it was pushed (Importance aside), unless it is
+// retried, when it comes back as given to Done; a host with an entry in
+// flight, or whose Done set a ready time still to come, is not handed out,
+// and then wake reports the earliest ready time (zero if none); and a busy
+// or waiting host never keeps a ready host's entries from being handed
+// out. The frontiers under test must allow one entry in flight per host.
+// The order among ready hosts is the frontier's own, and is not checked.
+package frontiertest
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"crawler/frontier"
+)
+
+// Run checks frontiers made by newFrontier, one per subtest. Each must be
+// empty and allow one entry in flight per host.
+func Run(t *testing.T, newFrontier func() frontier.Frontier) {
+	t.Run("Empty", func(t *testing.T) { testEmpty(t, newFrontier()) })
+	t.Run("EachEntryOnce", func(t *testing.T) { testEachEntryOnce(t, newFrontier()) })
+	t.Run("Retry", func(t *testing.T) { testRetry(t, newFrontier()) })
+	t.Run("OneInFlightPerHost", func(t *testing.T) { testOneInFlight(t, newFrontier()) })
+	t.Run("ReadyAt", func(t *testing.T) { testReadyAt(t, newFrontier()) })
+	t.Run("NoHeadOfLineBlocking", func(t *testing.T) { testNoHeadOfLineBlocking(t, newFrontier()) })
+	t.Run("Random", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 50 {
+			ops := make([]byte, r.IntN(400))
+			for i := range ops {
+				ops[i] = byte(r.UintN(256))
+			}
+			Check(t, newFrontier(), ops)
+			if t.Failed() {
+				t.Logf("ops: %x", ops)
+				return
+			}
+		}
+	})
+}
+
+func testEmpty(t *testing.T, f frontier.Frontier) {
+	if n := f.Len(); n != 0 {
+		t.Fatalf("Len = %d, want 0", n)
+	}
+	if e, ok, wake := f.Next(start); ok || !wake.IsZero() {
+		t.Fatalf("Next = %+v %v %v, want nothing and a zero wake", e, ok, wake)
+	}
+}
+
+func testEachEntryOnce(t *testing.T, f frontier.Frontier) {
+	c := newChecker(t, f)
+	for i := range 40 {
+		c.push(i)
+		c.checkLen()
+		if i%3 == 0 {
+			c.next()
+			c.checkLen()
+		}
+	}
+	c.drain()
+}
+
+func testRetry(t *testing.T, f frontier.Frontier) {
+	c := newChecker(t, f)
+	c.push(0)
+	c.push(1)
+	e, _, _ := c.next()
+	e.Tries++
+	c.out = c.out[:0]
+	c.complete(e, frontier.Result{Retry: true})
+	c.checkLen()
+	for {
+		got, ok, _ := c.next()
+		if !ok {
+			t.Fatalf("the retried entry %s never came back", e.URL)
+		}
+		c.out = c.out[:0]
+		c.complete(got, frontier.Result{})
+		if got.FP == e.FP {
+			break
+		}
+	}
+	c.drain()
+}
+
+func testOneInFlight(t *testing.T, f frontier.Frontier) {
+	c := newChecker(t, f)
+	c.push(0) // h0
+	c.push(5) // h0
+	c.push(1) // h1
+	c.next()
+	c.next()
+	if _, ok, _ := c.next(); ok {
+		t.Fatal("a third entry was handed out while both hosts have one in flight")
+	}
+	c.drain()
+}
+
+func testReadyAt(t *testing.T, f frontier.Frontier) {
+	c := newChecker(t, f)
+	c.push(0)
+	c.push(5)
+	e, ok, _ := c.next()
+	if !ok {
+		t.Fatal("Next handed out nothing")
+	}
+	c.out = c.out[:0]
+	later := c.now.Add(time.Minute)
+	c.complete(e, frontier.Result{Next: later})
+	if _, ok, wake := c.next(); ok || !wake.Equal(later) {
+		t.Fatalf("Next before the host is ready = ok %v wake %v, want wake %v", ok, wake, later)
+	}
+	c.now = later.Add(-time.Nanosecond)
+	c.next()
+	c.now = later
+	if _, ok, _ := c.next(); !ok {
+		t.Fatal("Next when the host is ready handed out nothing")
+	}
+	c.drain()
+}
+
+func testNoHeadOfLineBlocking(t *testing.T, f frontier.Frontier) {
+	c := newChecker(t, f)
+	for i := range 6 {
+		c.push(i % 2) // h0, h1, h0, ...
+	}
+	e, _, _ := c.next()
+	c.out = c.out[:0]
+	c.complete(e, frontier.Result{Next: c.now.Add(time.Hour)})
+	for range 3 {
+		e, ok, _ := c.next() // checks that the other host is handed out
+		if !ok {
+			break
+		}
+		c.out = c.out[:0]
+		c.complete(e, frontier.Result{})
+	}
+	if len(c.waiting) != 2 {
+		t.Fatalf("%d entries waiting, want the delayed host's 2", len(c.waiting))
+	}
+	// A host busy with an entry in flight does not block the other either.
+	c.push(2)
+	c.push(3)
+	c.push(2)
+	c.next()
+	c.next()
+	c.drain()
+}
