@@ -63,10 +63,8 @@ func (m *aopicModel) spreadLambda() {
 	for _, p := range m.pages {
 		if p.waiting {
 			p.credit += m.lambda / float64(n)
-			p.history += m.lambda / float64(n)
 		}
 	}
-	m.received += m.lambda
 	m.lambda = 0
 }
 
@@ -103,10 +101,28 @@ func (m *aopicModel) done(e frontier.Entry, r frontier.Result) {
 		q.history += share
 		m.received += share
 		if q.fetched {
-			m.lambda += share
+			m.passOn(q.e.Host, share)
 		} else {
 			q.credit += share
 		}
+	}
+}
+
+// passOn gives c to the waiting pages of host evenly, or to lambda if none
+// waits.
+func (m *aopicModel) passOn(host string, c float64) {
+	var waiting []*modelPage
+	for _, p := range m.pages {
+		if p.waiting && p.e.Host == host {
+			waiting = append(waiting, p)
+		}
+	}
+	if len(waiting) == 0 {
+		m.lambda += c
+		return
+	}
+	for _, p := range waiting {
+		p.credit += c / float64(len(waiting))
 	}
 }
 

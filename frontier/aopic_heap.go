@@ -87,7 +87,12 @@ func (a *AOPIC) hostLess(hh *aopicHostHeap, x, y *aopicHost) bool {
 	if hh.byReadyAt && !x.readyAt.Equal(y.readyAt) {
 		return x.readyAt.Before(y.readyAt)
 	}
-	return a.better(x.pages[0], y.pages[0])
+	// Pages of one host share its pot; across hosts it counts.
+	cx, cy := a.pages[x.pages[0]].credit+x.pot, a.pages[y.pages[0]].credit+y.pot
+	if cx != cy {
+		return cx > cy
+	}
+	return x.pages[0] < y.pages[0]
 }
 
 func (a *AOPIC) hostPush(hh *aopicHostHeap, h *aopicHost) {

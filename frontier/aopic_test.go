@@ -127,6 +127,45 @@ func TestAOPICFetchedPageRecordsHistoryAndPassesCredit(t *testing.T) {
 	}
 }
 
+// A share sent to a fetched page goes on to the waiting pages of its host,
+// and lifts that host among the others.
+func TestAOPICFetchedPagePassesCreditToItsHost(t *testing.T) {
+	var a frontier.AOPIC
+	s := seed("a", 1)
+	a.Push(s)
+	a.Push(child(s, "a", 2))
+	a.Push(child(s, "a", 3))
+	a.Push(child(s, "b", 4))
+	a.Done(mustNext(t, &a, t0), frontier.Result{Links: []uint64{2, 3, 4}}) // 0.3 each
+	e := mustNext(t, &a, t0)
+	if e.FP != 2 {
+		t.Fatalf("Next = %d, want 2", e.FP)
+	}
+	a.Done(e, frontier.Result{Links: []uint64{4}}) // 4: 0.57
+	// 4 (host b) holds 0.57 and 3 (host a) 0.3; two links to the fetched
+	// page 1 (0.2565 each) reach 3, a's only waiting page, through its host.
+	e = mustNext(t, &a, t0)
+	if e.FP != 4 {
+		t.Fatalf("Next = %d, want 4", e.FP)
+	}
+	a.Done(e, frontier.Result{Links: []uint64{1, 1}})
+	wantCredit(t, &a, 3, 0.3+0.513)
+	wantLambda(t, &a, 0.1+0.03+0.057)
+	if got, _ := a.Importance(1); !near(got, (1+0.513)/a.Received()) {
+		t.Errorf("importance of the fetched page 1 = %v, want its history 1.513 over %v", got, a.Received())
+	}
+	// With no page of a waiting, a share to 1 goes to lambda.
+	e = mustNext(t, &a, t0)
+	if e.FP != 3 {
+		t.Fatalf("Next = %d, want 3", e.FP)
+	}
+	a.Done(e, frontier.Result{Links: []uint64{1}})
+	wantLambda(t, &a, 0.1+0.03+0.057+0.813)
+	if msg := a.CheckHeaps(); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
 func TestAOPICLambdaSpreadsOverWaitingPages(t *testing.T) {
 	var a frontier.AOPIC
 	s := seed("a", 1)
@@ -160,8 +199,9 @@ func TestAOPICLambdaSpreadsOverWaitingPages(t *testing.T) {
 	a.Done(e, frontier.Result{Links: []uint64{5}})
 	wantCredit(t, &a, 5, 0.9*0.575)
 	wantCredit(t, &a, 3, 0.425)
-	if got, _ := a.Importance(3); !near(got, 0.425/a.Received()) {
-		t.Errorf("importance of 3 = %v, want %v", got, 0.425/a.Received())
+	// Importance counts what 3 received through links, not lambda's share.
+	if got, _ := a.Importance(3); !near(got, 0.15/a.Received()) || !near(a.Received(), 1+5*0.15+0.9*0.575) {
+		t.Errorf("importance of 3 = %v, want 0.15/%v (received %v)", got, 1+5*0.15+0.9*0.575, a.Received())
 	}
 }
 
@@ -459,8 +499,8 @@ func ExampleAOPIC() {
 	// fetch http://a.example/        importance 1.000
 	// fetch http://a.example/news    importance 0.158
 	// fetch http://a.example/about   importance 0.263
-	// fetch http://a.example/cal/1   importance 0.348
-	// top   http://a.example/about   importance 0.271
-	// top   http://a.example/        importance 0.265
-	// top   http://a.example/cal/1   importance 0.265
+	// fetch http://a.example/cal/1   importance 0.138
+	// top   http://a.example/about   importance 0.332
+	// top   http://a.example/        importance 0.326
+	// top   http://a.example/cal/2   importance 0.147
 }

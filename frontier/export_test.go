@@ -11,7 +11,7 @@ func (a *AOPIC) Credit(fp uint64) float64 {
 	}
 	p := &a.pages[i]
 	if p.waiting() {
-		return p.credit + a.spread
+		return p.credit + a.spread + a.hosts[p.host].pot
 	}
 	return p.credit
 }
