@@ -1,0 +1,232 @@
+package crawler_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+
+	"crawler"
+	"crawler/canon"
+	"crawler/crawlertest"
+	"crawler/frontier"
+)
+
+// trapWeb is the web of the AOPIC acceptance test: 100 hosts, every fifth
+// a trap (calendar, session ids, deep paths, link farm, soft-404 in turn),
+// with Zipf-skewed links so that PageRank is worth ranking by.
+func trapWeb() *crawlertest.Web {
+	kinds := []crawlertest.Trap{crawlertest.Calendar, crawlertest.SessionID, crawlertest.DeepPath,
+		crawlertest.LinkFarm, crawlertest.Soft404}
+	return crawlertest.NewWeb(crawlertest.Config{
+		Seed: 7, Hosts: 100, PagesPerHost: 50, OutDegree: 10, MaxChain: 3, Popularity: 1,
+		Traps: func(h int) crawlertest.Trap {
+			if h%5 == 4 {
+				return kinds[(h/5)%len(kinds)]
+			}
+			return crawlertest.NoTrap
+		},
+	})
+}
+
+// trapCrawl is what one crawl of the trap web did, in fetch order.
+type trapCrawl struct {
+	name      string
+	budget    int
+	good      int     // URLs of good hosts the crawl should fetch (Depths)
+	fetched   int     // requests
+	goodShare float64 // of the good URLs, the share fetched
+	pageShare float64 // of the good HTML pages (PageRank's nodes), the share fetched
+	traps     int     // requests to trap hosts
+	// at95 is the request by which 95% of the good URLs had been fetched
+	// (0: never), and trapsTo95 the trap requests until then.
+	at95, trapsTo95 int
+	// trapsLastHalf is the trap share of requests in the second half of
+	// the crawl up to at95: a frontier that starves traps spends its
+	// trap budget early.
+	trapsLastHalf float64
+}
+
+func (c trapCrawl) String() string {
+	return fmt.Sprintf("%-6s budget %d, requests %d: good URLs %.1f%%, good pages %.1f%%, trap requests %d (%.1f%%); 95%% of good at request %d after %d trap requests, trap share of the 2nd half until then %.1f%%",
+		c.name, c.budget, c.fetched, 100*c.goodShare, 100*c.pageShare, c.traps, 100*float64(c.traps)/float64(c.fetched),
+		c.at95, c.trapsTo95, 100*c.trapsLastHalf)
+}
+
+// crawlTrapWeb crawls w with f and a budget of twice its good URLs, and
+// measures the crawl in the order the Handler saw the pages.
+func crawlTrapWeb(t *testing.T, w *crawlertest.Web, name string, f frontier.Frontier) trapCrawl {
+	t.Helper()
+	w.ResetCounts()
+	good := w.Depths()
+	var mu sync.Mutex
+	var order []string
+	h := crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		if p.Status != 0 {
+			mu.Lock()
+			order = append(order, p.URL)
+			mu.Unlock()
+		}
+		return nil
+	})
+	c := &crawler.Crawler{Handler: h, Frontier: f, Fetcher: &crawler.HTTPFetcher{Client: w.Client()},
+		Delay: -1, DelayFactor: -1, Backoff: -1, Workers: 8, MaxPages: int64(2 * len(good))}
+	if err := c.Run(context.Background(), w.Seeds()...); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]bool{}
+	for _, u := range w.GoodPages() {
+		pages[u] = true
+	}
+	r := trapCrawl{name: name, budget: int(c.MaxPages), good: len(good), fetched: len(order)}
+	var goodSeen, pagesSeen int
+	isTrap := make([]bool, len(order))
+	for i, u := range order {
+		if w.IsTrap(u) {
+			isTrap[i] = true
+			r.traps++
+			continue
+		}
+		if _, ok := good[u]; ok {
+			goodSeen++
+		}
+		if pages[u] {
+			pagesSeen++
+		}
+		if r.at95 == 0 && goodSeen*100 >= 95*len(good) {
+			r.at95, r.trapsTo95 = i+1, r.traps
+		}
+	}
+	r.goodShare = float64(goodSeen) / float64(len(good))
+	r.pageShare = float64(pagesSeen) / float64(len(pages))
+	if r.at95 > 0 {
+		half := isTrap[r.at95/2 : r.at95]
+		r.trapsLastHalf = float64(countTrue(half)) / float64(len(half))
+	}
+	if n := w.TrapRequests(); n != r.traps {
+		t.Errorf("%s: the server counted %d trap requests, the Handler saw %d", name, n, r.traps)
+	}
+	return r
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAOPICOnTrapWeb is the acceptance test of the AOPIC frontier: on a
+// 100-host web where 20 hosts are traps, with a budget of twice the good
+// URLs (every URL of a good host that a compliant crawler requests: pages,
+// images, redirects), AOPIC fetches at least 95% of them, spending on traps
+// until then at most 60% of what FIFO spends on the same web, and its
+// importance estimate ranks the good pages as their true PageRank does
+// (Spearman ≥ 0.8). The crawl runs without politeness delays, which in a
+// real crawl would limit each trap host to its own pace. Run it with -v to
+// see the figures of both:
+//
+//	go test -run TestAOPICOnTrapWeb -v .
+func TestAOPICOnTrapWeb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls 40k pages")
+	}
+	w := trapWeb()
+	defer w.Close()
+
+	aopic := new(frontier.AOPIC)
+	a := crawlTrapWeb(t, w, "AOPIC", aopic)
+	f := crawlTrapWeb(t, w, "FIFO", new(frontier.FIFO))
+	t.Log(a)
+	t.Log(f)
+
+	if a.goodShare < 0.95 {
+		t.Errorf("AOPIC fetched %.1f%% of the good URLs, want at least 95%%", 100*a.goodShare)
+	}
+	// Until 95% of the good URLs are in, AOPIC spends on traps well under
+	// what FIFO spends (FIFO may not get there at all).
+	if a.at95 == 0 || f.at95 != 0 && float64(a.trapsTo95) > 0.6*float64(f.trapsTo95) {
+		t.Errorf("AOPIC spent %d trap requests before 95%% of the good URLs, FIFO %d: want at most 60%% of FIFO's", a.trapsTo95, f.trapsTo95)
+	}
+
+	rank := w.PageRank()
+	var truth, estimate []float64
+	for u, pr := range rank {
+		imp, ok := aopic.Importance(canon.Fingerprint(u))
+		if !ok {
+			continue
+		}
+		truth, estimate = append(truth, pr), append(estimate, imp)
+	}
+	rho := spearman(truth, estimate)
+	t.Logf("Spearman rank correlation of AOPIC importance and true PageRank over %d of %d good pages: %.3f", len(truth), len(rank), rho)
+	if len(truth) < len(rank)*95/100 || rho < 0.8 {
+		t.Errorf("Spearman %.3f over %d of %d good pages, want ≥ 0.8 over at least 95%%", rho, len(truth), len(rank))
+	}
+}
+
+// spearman returns the Spearman rank correlation of xs and ys: the Pearson
+// correlation of their ranks, ties given their mean rank.
+func spearman(xs, ys []float64) float64 {
+	return pearson(ranks(xs), ranks(ys))
+}
+
+func ranks(vs []float64) []float64 {
+	idx := make([]int, len(vs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(vs[a], vs[b]) })
+	r := make([]float64, len(vs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j < len(idx) && vs[idx[j]] == vs[idx[i]] {
+			j++
+		}
+		mean := float64(i+j-1) / 2
+		for k := i; k < j; k++ {
+			r[idx[k]] = mean
+		}
+		i = j
+	}
+	return r
+}
+
+func pearson(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy float64
+	for i := range xs {
+		sx, sy = sx+xs[i], sy+ys[i]
+	}
+	mx, my := sx/n, sy/n
+	var cov, vx, vy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		cov, vx, vy = cov+dx*dy, vx+dx*dx, vy+dy*dy
+	}
+	return cov / math.Sqrt(vx*vy)
+}
+
+func TestSpearman(t *testing.T) {
+	tests := []struct {
+		xs, ys []float64
+		want   float64
+	}{
+		{[]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
+		{[]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
+		// Ranks 0..4 against 0,4,1,2,3: 1 - 6·Σd²/(n(n²-1)) = 1 - 6·12/120.
+		{[]float64{1, 2, 3, 4, 5}, []float64{1, 100, 2, 3, 4}, 0.4},
+		{[]float64{1, 1, 2, 3}, []float64{5, 5, 6, 7}, 1}, // ties
+	}
+	for _, tt := range tests {
+		if got := spearman(tt.xs, tt.ys); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("spearman(%v, %v) = %v, want %v", tt.xs, tt.ys, got, tt.want)
+		}
+	}
+}
