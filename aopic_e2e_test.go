@@ -64,11 +64,15 @@ func crawlTrapWeb(t *testing.T, w *crawlertest.Web, name string, f frontier.Fron
 	good := w.Depths()
 	var mu sync.Mutex
 	var order []string
+	var withImportance int
 	h := crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if p.Status != 0 {
-			mu.Lock()
 			order = append(order, p.URL)
-			mu.Unlock()
+			if p.Importance > 0 {
+				withImportance++
+			}
 		}
 		return nil
 	})
@@ -105,6 +109,9 @@ func crawlTrapWeb(t *testing.T, w *crawlertest.Web, name string, f frontier.Fron
 	if r.at95 > 0 {
 		half := isTrap[r.at95/2 : r.at95]
 		r.trapsLastHalf = float64(countTrue(half)) / float64(len(half))
+	}
+	if _, ok := f.(*frontier.AOPIC); ok != (withImportance == len(order)) || !ok && withImportance > 0 {
+		t.Errorf("%s: %d of %d pages had an Importance", name, withImportance, len(order))
 	}
 	if n := w.TrapRequests(); n != r.traps {
 		t.Errorf("%s: the server counted %d trap requests, the Handler saw %d", name, n, r.traps)

@@ -14,6 +14,10 @@ type Page struct {
 	URL      string // canonical URL requested
 	Depth    int    // link distance from a seed (seeds: 0; a redirect keeps its source's depth)
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
+	// Importance is the frontier's estimate of the page's importance when
+	// it was handed out (frontier.AOPIC: its share of all the credit given
+	// so far); 0 for frontiers without one, such as FIFO.
+	Importance float64
 
 	// Err is why the fetch failed (Status is then 0), or a problem with a
 	// redirect (ErrTooManyRedirects, ErrBadRedirect).

@@ -34,7 +34,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	if r.traps.isBlocked(e.URL, e.Host) {
 		r.stats.addTrap(TrapDuplicates)
 		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
-		r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
+		r.handle(ctx, pageOf(e, err, time.Now()))
 		return o
 	}
 
@@ -85,7 +85,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		return o
 	}
 
-	p := &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, FetchedAt: start, Err: err}
+	p := pageOf(e, err, start)
 	if err != nil {
 		p.Duration = time.Since(start)
 		r.stats.addError(ErrorKind(err))
@@ -98,6 +98,11 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.scopeLinks(p, e, &o)
 	}
 	return o
+}
+
+// pageOf starts the Page of entry e, tried at the given time.
+func pageOf(e frontier.Entry, err error, at time.Time) *Page {
+	return &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Importance: e.Importance, Err: err, FetchedAt: at}
 }
 
 // checkRobots asks robots.txt whether e may be fetched, fetching the file
@@ -144,7 +149,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
 		r.stats.addError(KindOther)
-		r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
+		r.handle(ctx, pageOf(e, err, time.Now()))
 		return crawlDelay, true
 	case fetched && (o.next.After(time.Now()) || r.rateInterval > 0):
 		// Come back once the host's turn comes again, and under MaxRate
@@ -163,7 +168,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 // its retired host.
 func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
 	r.stats.addError(KindHostRetired)
-	r.handle(ctx, &Page{URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Err: err, FetchedAt: time.Now()})
+	r.handle(ctx, pageOf(e, err, time.Now()))
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML

@@ -28,6 +28,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/frontier"
 	"crawler/seen"
 )
 
@@ -57,6 +58,7 @@ type options struct {
 	json               bool
 	progress           time.Duration
 	seen               string
+	frontier           string
 	seenSize           int
 }
 
@@ -85,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.DurationVar(&o.progress, "progress", time.Second, "progress line interval on a terminal (0: off)")
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 10_000_000, "URLs the bloom or bitmap set is sized for")
+	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
 	o.traps.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -131,6 +134,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		c.Seen = seen.NewBitmap(uint64(o.seenSize) * 64) // 1.6% false positives when full
 	default:
 		return fmt.Errorf("-seen %q: want exact, bloom or bitmap", o.seen)
+	}
+	switch o.frontier {
+	case "fifo":
+		c.Frontier = &frontier.FIFO{PerHost: o.perHost}
+	case "aopic":
+		c.Frontier = &frontier.AOPIC{PerHost: o.perHost}
+	default:
+		return fmt.Errorf("-frontier %q: want fifo or aopic", o.frontier)
 	}
 	tr := crawler.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment
@@ -194,6 +205,7 @@ type record struct {
 	URL         string  `json:"url"`
 	Status      int     `json:"status"`
 	Depth       int     `json:"depth"`
+	Importance  float64 `json:"importance,omitempty"`
 	ContentType string  `json:"content_type,omitempty"`
 	Bytes       int     `json:"bytes"`
 	Links       int     `json:"links"`
@@ -218,7 +230,7 @@ func newJSONLines(w io.Writer) *jsonLines {
 
 func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 	r := record{
-		URL: p.URL, Status: p.Status, Depth: p.Depth, ContentType: p.ContentType,
+		URL: p.URL, Status: p.Status, Depth: p.Depth, Importance: p.Importance, ContentType: p.ContentType,
 		Bytes: len(p.Body), Links: len(p.Links), Redirect: p.Redirect,
 		FetchMS: float64(p.Duration.Microseconds()) / 1000,
 	}

@@ -66,6 +66,36 @@ func TestSeenSets(t *testing.T) {
 	}
 }
 
+// -frontier aopic crawls most important first and records each page's
+// importance; the seed, holding all the credit, comes first with 1.
+func TestFrontierAOPIC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pages.jsonl")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-demo", "-frontier", "aopic", "-workers", "1", "-max-pages", "200", "-out", out, "-json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 200 {
+		t.Fatalf("%d records, want 200", len(lines))
+	}
+	for i, line := range lines {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && (r.Importance != 1 || r.Depth != 0) {
+			t.Errorf("first record %+v: want the seed with importance 1", r)
+		}
+		if r.Importance <= 0 || r.Importance > 1 {
+			t.Errorf("record %d: importance %v, want in (0, 1]", i, r.Importance)
+		}
+	}
+}
+
 func TestInterruptPrintsSummary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -80,7 +110,7 @@ func TestInterruptPrintsSummary(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
-	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}, {"-demo", "-seen", "cuckoo"}} {
+	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}, {"-demo", "-seen", "cuckoo"}, {"-demo", "-frontier", "dfs"}} {
 		var stdout, stderr bytes.Buffer
 		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
