@@ -38,8 +38,12 @@
 // most 10 MiB of a body in at most 30 s, follows at most 10 redirects,
 // honours rel="nofollow", <meta name="robots"> and X-Robots-Tag, and looks
 // a host's name up once per five minutes rather than once per connection
-// ([DNSCache]; a failed lookup is kept for 30 s). Each default is a field
-// to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
+// ([DNSCache]; a failed lookup is kept for 30 s), and bounds what crawler
+// traps can cost ([Traps]: URL length, path depth, repeated segments, path
+// patterns that keep serving duplicate content). It crawls breadth-first
+// ([frontier.FIFO]); [frontier.AOPIC] crawls the most important pages
+// first and estimates their importance on the way ([Page.Importance]).
+// Each default is a field to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
 // Robots, Handler, Scope) can be replaced by your own.
 //
 // # Testing
