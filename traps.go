@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/zeebo/xxh3"
+
+	"crawler/canon"
 )
 
 // Defaults of [Traps].
@@ -127,7 +129,7 @@ func (t *trapRules) checkURL(u string) string {
 	if t.maxPathDepth <= 0 && t.maxSegmentRepeats <= 0 {
 		return ""
 	}
-	path, _ := splitURL(u)
+	path, _ := canon.PathQuery(u)
 	segs := strings.Count(path, "/")
 	if t.maxPathDepth > 0 && segs > t.maxPathDepth {
 		return TrapPathDepth
@@ -195,7 +197,7 @@ func (t *trapRules) admit(u, host string, seed bool) string {
 // admitQuery records the values of u's query parameters for host and
 // reports whether none of them is a new value beyond MaxQueryValues.
 func (t *trapRules) admitQuery(u, host string) bool {
-	_, query := splitURL(u)
+	_, query := canon.PathQuery(u)
 	type pending struct {
 		set map[uint64]struct{}
 		v   uint64
@@ -274,7 +276,7 @@ func (t *trapRules) isBlocked(u, host string) bool {
 // path segment with runs of digits replaced by '*', and the names of its
 // query parameters, as in "/calendar?month" or "/p*".
 func urlPattern(u string) string {
-	path, query := splitURL(u)
+	path, query := canon.PathQuery(u)
 	first, _ := nextSegment(path)
 	var b strings.Builder
 	b.WriteByte('/')
@@ -301,20 +303,4 @@ func urlPattern(u string) string {
 		sep = '&'
 	}
 	return b.String()
-}
-
-// splitURL returns the path and query of an absolute URL without parsing
-// it (the crawler's URLs are canonical). The path of "http://h" is "".
-func splitURL(u string) (path, query string) {
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-	}
-	if i := strings.IndexAny(u, "/?#"); i >= 0 {
-		u = u[i:]
-	} else {
-		return "", ""
-	}
-	u, _, _ = strings.Cut(u, "#")
-	path, query, _ = strings.Cut(u, "?")
-	return path, query
 }

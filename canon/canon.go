@@ -217,23 +217,39 @@ func Fingerprint(canonical string) uint64 {
 // has no "://". Host returns a substring of canonical and does not allocate;
 // it does not validate, so on a non-canonical URL its result is unspecified.
 func Host(canonical string) string {
-	i := strings.Index(canonical, "://")
-	if i < 0 {
-		return ""
-	}
-	s := canonical[i+3:]
-	end := len(s)
-	for j := 0; j < len(s); j++ {
-		if c := s[j]; c == '/' || c == '?' || c == '#' {
-			end = j
-			break
-		}
-	}
-	s = s[:end]
+	start, end := authority(canonical)
+	s := canonical[start:end]
 	if j := strings.LastIndexByte(s, '@'); j >= 0 {
 		s = s[j+1:]
 	}
 	return s
+}
+
+// PathQuery returns the path and the query (without '?') of a canonical
+// URL; the fragment, if any, is left out. Like [Host] it returns
+// substrings, does not allocate and does not validate.
+func PathQuery(canonical string) (path, query string) {
+	_, end := authority(canonical)
+	rest, _, _ := strings.Cut(canonical[end:], "#")
+	path, query, _ = strings.Cut(rest, "?")
+	return path, query
+}
+
+// authority returns the bounds of the authority (userinfo@host:port) of
+// u: from after "://" to the first '/', '?' or '#'. Without "://" it is
+// empty and at the end of u.
+func authority(u string) (start, end int) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return len(u), len(u)
+	}
+	start = i + 3
+	for end = start; end < len(u); end++ {
+		if c := u[end]; c == '/' || c == '?' || c == '#' {
+			break
+		}
+	}
+	return start, end
 }
 
 // special reports whether scheme is http or https (any case), and which.

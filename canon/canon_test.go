@@ -643,6 +643,26 @@ func TestHost(t *testing.T) {
 	}
 }
 
+func TestPathQuery(t *testing.T) {
+	tests := []struct{ in, path, query string }{
+		{"http://example.com/", "/", ""},
+		{"http://example.com:8080/a/b?x=1&y", "/a/b", "x=1&y"},
+		{"https://u:p@example.com/p?q#frag", "/p", "q"},
+		{"http://a?x/y", "", "x/y"},
+		{"http://a#f?g", "", ""},
+		{"http://a", "", ""},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		if path, query := PathQuery(tt.in); path != tt.path || query != tt.query {
+			t.Errorf("PathQuery(%q) = %q, %q; want %q, %q", tt.in, path, query, tt.path, tt.query)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = PathQuery("http://example.com:8080/a?b") }); n != 0 {
+		t.Errorf("PathQuery allocates %v times", n)
+	}
+}
+
 func TestFingerprint(t *testing.T) {
 	// Pinned: fingerprints are persisted, so they must never change.
 	tests := []struct {
