@@ -93,11 +93,14 @@ type trapRules struct {
 	perHost     map[string]int                 // scheduler only: URLs queued per host
 	queryValues map[string]map[uint64]struct{} // scheduler only: host "\x00" name -> value hashes
 	content     map[uint64]struct{}            // scheduler only: content fingerprints seen
-	patterns    map[string]*patternCount       // scheduler only: pages and duplicates per pattern
+	patterns    map[hostPattern]*patternCount  // scheduler only: pages and duplicates per pattern
 
 	mu      sync.RWMutex
 	blocked map[string]map[string]bool // host -> patterns no longer followed
 }
+
+// hostPattern is a host and a path pattern of it (see urlPattern).
+type hostPattern struct{ host, pattern string }
 
 // patternCount counts the HTML pages of one host and pattern, and how many
 // of them repeated content already seen.
@@ -114,7 +117,7 @@ func newTrapRules(t Traps) *trapRules {
 		perHost:           map[string]int{},
 		queryValues:       map[string]map[uint64]struct{}{},
 		content:           map[uint64]struct{}{},
-		patterns:          map[string]*patternCount{},
+		patterns:          map[hostPattern]*patternCount{},
 		blocked:           map[string]map[string]bool{},
 	}
 }
@@ -237,7 +240,7 @@ func (t *trapRules) page(u, host string, content uint64) (stopped string, duplic
 		return "", duplicate
 	}
 	pat := urlPattern(u)
-	key := host + pat
+	key := hostPattern{host, pat}
 	c := t.patterns[key]
 	if c == nil {
 		c = new(patternCount)
@@ -260,7 +263,7 @@ func (t *trapRules) page(u, host string, content uint64) (stopped string, duplic
 		t.blocked[host] = map[string]bool{}
 	}
 	t.blocked[host][pat] = true
-	return key, true
+	return host + pat, true
 }
 
 // isBlocked reports whether u's pattern is no longer followed. It is safe
