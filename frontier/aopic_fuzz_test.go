@@ -2,6 +2,8 @@ package frontier_test
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"testing"
 	"time"
 
@@ -53,16 +55,28 @@ func (m *aopicModel) best(now time.Time) *modelPage {
 	return best
 }
 
+// spreadLambda gives lambda's credit to every waiting page, with a weight
+// of 2^(-k/2) for a page of a host with 2^k to 2^(k+1)-1 waiting pages.
 func (m *aopicModel) spreadLambda() {
-	var n int
+	perHost := map[string]int{}
 	for _, p := range m.pages {
 		if p.waiting {
-			n++
+			perHost[p.e.Host]++
+		}
+	}
+	weight := func(p *modelPage) float64 {
+		k := bits.Len(uint(perHost[p.e.Host])) - 1
+		return math.Pow(2, -float64(k)/2)
+	}
+	var sum float64
+	for _, p := range m.pages {
+		if p.waiting {
+			sum += weight(p)
 		}
 	}
 	for _, p := range m.pages {
 		if p.waiting {
-			p.credit += m.lambda / float64(n)
+			p.credit += m.lambda * weight(p) / sum
 		}
 	}
 	m.lambda = 0
@@ -168,7 +182,6 @@ func FuzzAOPIC(f *testing.F) {
 				a.Push(e)
 				m.push(e)
 			case 3, 4: // next
-				lambda := m.lambda
 				best := m.best(now)
 				got, ok, _ := a.Next(now)
 				if ok != (best != nil) {
@@ -177,19 +190,20 @@ func FuzzAOPIC(f *testing.F) {
 				if !ok {
 					break
 				}
+				spread := m.lambda > best.credit
+				if near(m.lambda, best.credit) {
+					spread = a.Lambda() == 0 // either is right: follow AOPIC
+				}
+				if spread {
+					m.spreadLambda()
+					best = m.best(now)
+				}
 				p := m.byFP[got.FP]
 				if p == nil || !p.waiting {
 					t.Fatalf("Next = %s, which the model has not waiting", got.URL)
 				}
 				if p != best && !near(p.credit, best.credit) {
 					t.Fatalf("Next = %s with credit %v, model %s with %v", got.URL, p.credit, best.e.URL, best.credit)
-				}
-				spread := lambda > best.credit
-				if near(lambda, best.credit) {
-					spread = a.Lambda() == 0 // either is right: follow AOPIC
-				}
-				if spread {
-					m.spreadLambda()
 				}
 				m.handOut(p)
 				if want := m.importance(p); !near(got.Importance, want) {

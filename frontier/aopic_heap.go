@@ -77,6 +77,7 @@ func (a *AOPIC) pageDown(h *aopicHost, k int) {
 type aopicHostHeap struct {
 	hosts     []*aopicHost
 	byReadyAt bool
+	group     int // of the hosts in a ready heap
 }
 
 func (hh *aopicHostHeap) len() int { return len(hh.hosts) }
@@ -84,11 +85,16 @@ func (hh *aopicHostHeap) len() int { return len(hh.hosts) }
 func (hh *aopicHostHeap) min() *aopicHost { return hh.hosts[0] }
 
 func (a *AOPIC) hostLess(hh *aopicHostHeap, x, y *aopicHost) bool {
-	if hh.byReadyAt && !x.readyAt.Equal(y.readyAt) {
-		return x.readyAt.Before(y.readyAt)
+	if hh.byReadyAt {
+		if !x.readyAt.Equal(y.readyAt) {
+			return x.readyAt.Before(y.readyAt)
+		}
+		return x.pages[0] < y.pages[0]
 	}
-	// Pages of one host share its pot; across hosts it counts.
-	cx, cy := a.pages[x.pages[0]].credit+x.pot, a.pages[y.pages[0]].credit+y.pot
+	// Pages of one host share its pot and lift; across hosts they count.
+	// The hosts of one group share the rate of lambda's lift.
+	cx := a.pages[x.pages[0]].credit + x.pot - x.liftMark*groupRate(hh.group)
+	cy := a.pages[y.pages[0]].credit + y.pot - y.liftMark*groupRate(hh.group)
 	if cx != cy {
 		return cx > cy
 	}

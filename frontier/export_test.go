@@ -11,7 +11,7 @@ func (a *AOPIC) Credit(fp uint64) float64 {
 	}
 	p := &a.pages[i]
 	if p.waiting() {
-		return p.credit + a.spread + a.hosts[p.host].pot
+		return a.credit(i)
 	}
 	return p.credit
 }
@@ -38,10 +38,26 @@ func (a *AOPIC) CheckHeaps() string {
 			return fmt.Sprintf("host %d: in a heap %v, want %v (pages %d, inflight %d)", hi, h.heap != nil, want, len(h.pages), h.inflight)
 		}
 	}
-	for _, hh := range []*aopicHostHeap{&a.ready, &a.waiting} {
+	var inGroup [groups]int
+	for _, h := range a.hosts {
+		if len(h.pages) > 0 {
+			inGroup[h.group] += len(h.pages)
+		}
+	}
+	if inGroup != a.inGroup {
+		return fmt.Sprintf("pages by group %v, counted %v", a.inGroup, inGroup)
+	}
+	heaps := []*aopicHostHeap{&a.waiting}
+	for k := range a.ready {
+		heaps = append(heaps, &a.ready[k])
+	}
+	for _, hh := range heaps {
 		for k, h := range hh.hosts {
 			if h.heap != hh || h.index != k {
 				return fmt.Sprintf("host at %d of a heap has index %d", k, h.index)
+			}
+			if !hh.byReadyAt && (h.group != hh.group || len(h.pages) < 1<<h.group || len(h.pages) >= 2<<h.group) {
+				return fmt.Sprintf("host with %d pages in the ready heap of group %d", len(h.pages), hh.group)
 			}
 			if k > 0 && a.hostLess(hh, h, hh.hosts[(k-1)/2]) {
 				return fmt.Sprintf("host heap (byReadyAt %v) out of order at %d", hh.byReadyAt, k)
