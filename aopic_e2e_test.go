@@ -48,12 +48,15 @@ type trapCrawl struct {
 	// the crawl up to at95: a frontier that starves traps spends its
 	// trap budget early.
 	trapsLastHalf float64
+	// profile is the trap share of requests in each tenth of the crawl up
+	// to at95, in percent.
+	profile []int
 }
 
 func (c trapCrawl) String() string {
-	return fmt.Sprintf("%-6s budget %d, requests %d: good URLs %.1f%%, good pages %.1f%%, trap requests %d (%.1f%%); 95%% of good at request %d after %d trap requests, trap share of the 2nd half until then %.1f%%",
+	return fmt.Sprintf("%-6s budget %d, requests %d: good URLs %.1f%%, good pages %.1f%%, trap requests %d (%.1f%%); 95%% of good at request %d after %d trap requests, trap share of the 2nd half until then %.1f%%, by tenths %v%%",
 		c.name, c.budget, c.fetched, 100*c.goodShare, 100*c.pageShare, c.traps, 100*float64(c.traps)/float64(c.fetched),
-		c.at95, c.trapsTo95, 100*c.trapsLastHalf)
+		c.at95, c.trapsTo95, 100*c.trapsLastHalf, c.profile)
 }
 
 // crawlTrapWeb crawls w with f and a budget of twice its good URLs, and
@@ -109,6 +112,10 @@ func crawlTrapWeb(t *testing.T, w *crawlertest.Web, name string, f frontier.Fron
 	if r.at95 > 0 {
 		half := isTrap[r.at95/2 : r.at95]
 		r.trapsLastHalf = float64(countTrue(half)) / float64(len(half))
+		for k := range 10 {
+			tenth := isTrap[k*r.at95/10 : (k+1)*r.at95/10]
+			r.profile = append(r.profile, 100*countTrue(tenth)/max(len(tenth), 1))
+		}
 	}
 	if _, ok := f.(*frontier.AOPIC); ok != (withImportance == len(order)) || !ok && withImportance > 0 {
 		t.Errorf("%s: %d of %d pages had an Importance", name, withImportance, len(order))
@@ -133,9 +140,10 @@ func countTrue(bs []bool) int {
 // 100-host web where 20 hosts are traps, with a budget of twice the good
 // URLs (every URL of a good host that a compliant crawler requests: pages,
 // images, redirects), AOPIC fetches at least 95% of them, spending on traps
-// until then at most 60% of what FIFO spends on the same web, and its
-// importance estimate ranks the good pages as their true PageRank does
-// (Spearman ≥ 0.8). The crawl runs without politeness delays, which in a
+// until then at most 30% of what FIFO spends on the same web, and after a
+// start (the first half of the crawl up to 95%) under 15% of its requests,
+// where FIFO spends about half; and its importance estimate ranks the good
+// pages as their true PageRank does (Spearman ≥ 0.8). The crawl runs without politeness delays, which in a
 // real crawl would limit each trap host to its own pace. Run it with -v to
 // see the figures of both:
 //
@@ -157,9 +165,13 @@ func TestAOPICOnTrapWeb(t *testing.T) {
 		t.Errorf("AOPIC fetched %.1f%% of the good URLs, want at least 95%%", 100*a.goodShare)
 	}
 	// Until 95% of the good URLs are in, AOPIC spends on traps well under
-	// what FIFO spends (FIFO may not get there at all).
-	if a.at95 == 0 || f.at95 != 0 && float64(a.trapsTo95) > 0.6*float64(f.trapsTo95) {
-		t.Errorf("AOPIC spent %d trap requests before 95%% of the good URLs, FIFO %d: want at most 60%% of FIFO's", a.trapsTo95, f.trapsTo95)
+	// what FIFO spends (FIFO may not get there at all), and after a start
+	// little of its budget goes to traps.
+	if a.at95 == 0 || f.at95 != 0 && float64(a.trapsTo95) > 0.3*float64(f.trapsTo95) {
+		t.Errorf("AOPIC spent %d trap requests before 95%% of the good URLs, FIFO %d: want at most 30%% of FIFO's", a.trapsTo95, f.trapsTo95)
+	}
+	if a.trapsLastHalf > 0.15 {
+		t.Errorf("AOPIC spent %.1f%% of the second half of its requests up to 95%% of the good URLs on traps, want under 15%%", 100*a.trapsLastHalf)
 	}
 
 	rank := w.PageRank()

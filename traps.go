@@ -71,10 +71,10 @@ type Traps struct {
 	// rightly take millions of values.
 	MaxQueryValues int
 	// DuplicatePages stops a path pattern: once this many HTML pages of
-	// one host and pattern had content already seen in the Run, and they
-	// are at least 80% of the pattern's pages, the crawl no longer follows
-	// links into the pattern, and its URLs still queued reach the Handler
-	// unfetched with ErrTrap. Content is the page's text, tag names and
+	// one host and pattern in a row had content already seen in the Run,
+	// or this many and at least 80% of the pattern's pages, the crawl no
+	// longer follows links into the pattern, and its URLs still queued
+	// reach the Handler unfetched with ErrTrap. Content is the page's text, tag names and
 	// links without their queries, fingerprinted with xxh3, so pages that
 	// differ only in the session ids of their links are duplicates. A
 	// pattern is the host, the first path segment with its
@@ -104,7 +104,9 @@ type hostPattern struct{ host, pattern string }
 
 // patternCount counts the HTML pages of one host and pattern, and how many
 // of them repeated content already seen.
-type patternCount struct{ pages, duplicates int }
+// patternCount counts the HTML pages of one host and pattern, those whose
+// content was seen before, and those in a row up to the last.
+type patternCount struct{ pages, duplicates, streak int }
 
 func newTrapRules(t Traps) *trapRules {
 	return &trapRules{
@@ -248,10 +250,12 @@ func (t *trapRules) page(u, host string, content uint64) (stopped string, duplic
 	}
 	c.pages++
 	if !duplicate {
+		c.streak = 0
 		return "", false
 	}
 	c.duplicates++
-	if c.duplicates < t.duplicatePages || c.duplicates*5 < c.pages*4 {
+	c.streak++
+	if c.streak < t.duplicatePages && (c.duplicates < t.duplicatePages || c.duplicates*5 < c.pages*4) {
 		return "", true
 	}
 	t.mu.Lock()

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,14 +105,19 @@ func TestTrapDuplicatePattern(t *testing.T) {
 			t.Fatalf("distinct page %d: stopped %q, duplicate %v", i, stopped, dup)
 		}
 	}
-	// A few duplicates among many good pages do not stop the pattern (80% rule).
-	for range 3 {
-		if stopped, dup := page("http://h/p/x", 1); stopped != "" || !dup {
-			t.Fatalf("duplicate on /p: stopped %q, duplicate %v", stopped, dup)
+	// Duplicates among good pages, never three in a row, do not stop
+	// the pattern while they are under 80% of its pages.
+	for i := range 12 {
+		content := uint64(100 + i)
+		if i%3 != 2 {
+			content = 1
+		}
+		if stopped, dup := page("http://h/p/x", content); stopped != "" || dup != (i%3 != 2) {
+			t.Fatalf("page %d on /p: stopped %q, duplicate %v", i, stopped, dup)
 		}
 	}
-	// Session ids: the same content again and again. The third duplicate
-	// is not enough (3 of 4 pages); the fourth is (4 of 5).
+	// Session ids: the same content again and again. Two duplicates in a
+	// row are not enough; the third is.
 	var stopped string
 	for i := range 6 {
 		s, dup := page("http://h/s?sid="+strings.Repeat("z", i), 42)
@@ -119,8 +125,8 @@ func TestTrapDuplicatePattern(t *testing.T) {
 			t.Fatalf("sid page %d: duplicate = %v", i, dup)
 		}
 		if s != "" {
-			if i != 4 {
-				t.Errorf("pattern stopped at sid page %d, want 4", i)
+			if i != 3 {
+				t.Errorf("pattern stopped at sid page %d, want 3", i)
 			}
 			if stopped != "" {
 				t.Fatalf("pattern stopped twice: %q then %q", stopped, s)
@@ -153,5 +159,28 @@ func TestContentFingerprint(t *testing.T) {
 		if fp(base) == fp(other) {
 			t.Errorf("%s has the fingerprint of %s", other, base)
 		}
+	}
+}
+
+func TestTrapDuplicateRatio(t *testing.T) {
+	// Page i of a pattern has new content when i%10 is 0, and content 7
+	// otherwise: page 1 is the first with content 7, pages 2 to 9 repeat
+	// it, page 10 is new, and from page 11 on the duplicates are 9 of 12,
+	// 10 of 13, 11 of 14, 12 of 15: the 80% rule tips at page 14, with
+	// never ten duplicates in a row.
+	r := newTrapRules(Traps{DuplicatePages: 10})
+	at := -1
+	for i := range 40 {
+		content := uint64(7)
+		if i%10 == 0 {
+			content = uint64(1000 + i)
+		}
+		if s, _ := r.page("http://h/q?id="+strconv.Itoa(i), "h", content); s != "" {
+			at = i
+			break
+		}
+	}
+	if at != 14 {
+		t.Errorf("pattern stopped at page %d, want 14", at)
 	}
 }
