@@ -62,9 +62,9 @@ func groupRate(k int) float64 {
 // one page waiting, such as a calendar, takes as much as a whole site.
 // Measured on crawlertest's trap web (TestAOPICOnTrapWeb in package
 // crawler), the requests spent on traps before 95% of the good pages were
-// fetched: about 3,300 spread over pages, 1,400 over hosts, 1,100 with √n
+// fetched: about 3,300 spread over pages, 1,400 over hosts, 1,250 with √n
 // (FIFO: about 7,300), and the rank correlation of importance with the
-// true PageRank: 0.87, 0.82, 0.85. A trap such as a calendar, each page linking to one
+// true PageRank: 0.87, 0.82, 0.86. A trap such as a calendar, each page linking to one
 // new page, pays tax at every step, so the credit it gets through links
 // shrinks geometrically and it falls behind pages with several in-links.
 //
