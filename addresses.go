@@ -95,8 +95,8 @@ type AddressPolicy struct {
 	// "www.intranet.example.com". Whoever controls a name's DNS controls
 	// where a name allowed here leads, so list only names of your own.
 	AllowHosts []string
-	// AllowPrivate, if set, allows every address: the policy refuses
-	// nothing. Only for crawls of your own network.
+	// AllowPrivate, if set, allows every address, special-purpose ones
+	// included. Only for crawls of your own network.
 	AllowPrivate bool
 }
 
@@ -163,18 +163,7 @@ func (p *AddressPolicy) checkURL(u *url.URL) error {
 	if p.AllowPrivate {
 		return nil
 	}
-	host, port := u.Hostname(), u.Port()
-	var core *canon.Canonicalizer
-	if c, err := core.Canonical(u.Scheme + "://" + u.Host + "/"); err == nil {
-		// The canonical host spells an IPv4 address the way a resolver
-		// or a proxy would read it: "0x7f.1" and "2130706433" are
-		// 127.0.0.1.
-		hp := canon.Host(c)
-		if h, _, err := net.SplitHostPort(hp); err == nil {
-			hp = h
-		}
-		host = strings.TrimSuffix(strings.TrimPrefix(hp, "["), "]")
-	}
+	port := u.Port()
 	if port == "" {
 		port = "80"
 		if u.Scheme == "https" {
@@ -185,7 +174,8 @@ func (p *AddressPolicy) checkURL(u *url.URL) error {
 	if err != nil {
 		return nil // not a URL net/http will send
 	}
-	if ip, err := netip.ParseAddr(host); err == nil {
+	host := u.Hostname()
+	if ip, ok := literalIP(u); ok {
 		return p.Check("", netip.AddrPortFrom(ip, uint16(n)))
 	}
 	if isLocalhost(host) && !p.allowsHost(host) {
@@ -201,7 +191,41 @@ func (p *AddressPolicy) checkURL(u *url.URL) error {
 	return nil
 }
 
+// literalIP returns the IP address that the host of u is, if it is one.
+// Besides the usual forms, a host whose last label begins with a digit is
+// read as a WHATWG URL parser (and many a resolver and proxy) reads it:
+// "0x7f.1", "127.1" and "2130706433" are 127.0.0.1.
+func literalIP(u *url.URL) (netip.Addr, bool) {
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip, true
+	}
+	if !lastLabelNumeric(host) {
+		return netip.Addr{}, false
+	}
+	var core *canon.Canonicalizer
+	c, err := core.Canonical(u.Scheme + "://" + u.Host + "/")
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	hp := canon.Host(c)
+	if h, _, err := net.SplitHostPort(hp); err == nil {
+		hp = h
+	}
+	ip, err := netip.ParseAddr(hp)
+	return ip, err == nil
+}
+
 var loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+
+// lastLabelNumeric reports whether the last label of host (a trailing dot
+// aside) begins with a digit, as those of the hosts that a WHATWG URL
+// parser reads as IPv4 addresses do.
+func lastLabelNumeric(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	label := host[strings.LastIndexByte(host, '.')+1:]
+	return label != "" && '0' <= label[0] && label[0] <= '9'
+}
 
 // isLocalhost reports whether host is "localhost" or a name under it.
 func isLocalhost(host string) bool {

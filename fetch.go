@@ -99,8 +99,10 @@ type HTTPFetcher struct {
 	// literal addresses and localhost names in URLs are refused.
 	Addresses AddressPolicy
 
-	once   sync.Once
-	client *http.Client
+	once    sync.Once
+	client  *http.Client
+	direct  *dialPolicy // the dial policy of requests without a proxy
+	proxied bool        // the transport may send requests through a proxy
 }
 
 // NewTransport returns the transport the default fetcher uses: keep-alive,
@@ -145,6 +147,14 @@ func (f *HTTPFetcher) init() {
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f.client = &c
+	f.direct = &dialPolicy{policy: &f.Addresses}
+	tr := c.Transport
+	if tr == nil {
+		tr = http.DefaultTransport
+	}
+	if t, ok := tr.(*http.Transport); ok && t.Proxy != nil {
+		f.proxied = true
+	}
 }
 
 // Fetch sends a GET for req.URL and reads the body up to the cap. A URL
@@ -160,7 +170,10 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	dp := &dialPolicy{policy: &f.Addresses}
+	dp := f.direct
+	if f.proxied {
+		dp = &dialPolicy{policy: &f.Addresses}
+	}
 	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, dialPolicyKey{}, dp), http.MethodGet, req.URL, nil)
 	if err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
@@ -168,7 +181,9 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if err := f.Addresses.checkURL(hreq.URL); err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
-	dp.proxy = proxyAddr(f.client.Transport, hreq)
+	if f.proxied {
+		dp.proxy = proxyAddr(f.client.Transport, hreq)
+	}
 	ua := req.UserAgent
 	if ua == "" {
 		ua = f.UserAgent

@@ -289,6 +289,8 @@ func TestFetchRefusesSpecialAddresses(t *testing.T) {
 		{oth("127.1"), "loopback"},
 		{oth("0x7f.0.0.1"), "loopback"},
 		{oth("2130706433"), "loopback"},
+		{oth("0177.0.0.1"), "loopback"},
+		{oth("127.0.0.1."), "loopback"},
 		{oth("[::1]"), "loopback"},
 		{oth("[::ffff:127.0.0.1]"), "loopback"},
 		{oth("localhost"), "loopback"},
