@@ -75,7 +75,8 @@ type Crawler struct {
 	// crawl only discovers.
 	Handler Handler
 	// Fetcher fetches pages and robots.txt. Nil means an [HTTPFetcher]
-	// with its defaults.
+	// with its defaults, which refuse loopback and private addresses (see
+	// [AddressPolicy]).
 	Fetcher Fetcher
 	// Frontier orders the URLs to fetch. Nil means a [frontier.FIFO] with
 	// PerHost set from PerHost. A Frontier given here keeps its own

@@ -202,7 +202,8 @@ func noLeak(t *testing.T) {
 // no backoff, and an unavailable robots.txt retried after a millisecond.
 func fast(h crawler.Handler) *crawler.Crawler {
 	return &crawler.Crawler{Handler: h, Delay: -1, DelayFactor: -1, Backoff: -1, Workers: 4,
-		Robots: &politeness.RobotsCache{ErrorTTL: time.Millisecond}}
+		Robots:  &politeness.RobotsCache{ErrorTTL: time.Millisecond},
+		Fetcher: &crawler.HTTPFetcher{Addresses: testLoopback}}
 }
 
 func TestCrawlSmallSite(t *testing.T) {
@@ -636,7 +637,7 @@ func TestScope(t *testing.T) {
 
 func TestDelayBetweenRequests(t *testing.T) {
 	s := chainSite(t, 3)
-	c := &crawler.Crawler{Delay: 150 * time.Millisecond, Workers: 4}
+	c := &crawler.Crawler{Delay: 150 * time.Millisecond, Workers: 4, Fetcher: &crawler.HTTPFetcher{Addresses: testLoopback}}
 	start := time.Now()
 	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
 		t.Fatal(err)
@@ -889,7 +890,7 @@ func TestBodyCapReportsTruncation(t *testing.T) {
 	s := newSite(t, map[string]response{"/": {body: long}, "/early": html(), "/late": html()})
 	var got collect
 	c := fast(&got)
-	c.Fetcher = &crawler.HTTPFetcher{MaxBodyBytes: 1000}
+	c.Fetcher = &crawler.HTTPFetcher{MaxBodyBytes: 1000, Addresses: testLoopback}
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -237,11 +239,20 @@ func (c *DNSCache) now() time.Time {
 // or the errors of every attempt, joined. The whole dial is bounded by
 // the Dialer's Timeout and by ctx. Networks other than tcp and udp, and
 // addresses without a host, go to the Dialer as they are.
+//
+// When the dial is for a request of an [HTTPFetcher] (its context says
+// so), the addresses resolved are checked against the fetcher's
+// Addresses policy before any is dialled, and those it refuses are not
+// dialled; if it refuses them all, the error wraps [ErrBlockedAddress].
+// A dial of the proxy the request goes through is not checked, and other
+// networks and addresses without a host are refused. Other dials are not
+// checked.
 func (c *DNSCache) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := c.Dialer
 	if d == nil {
 		d = defaultDNSDialer
 	}
+	policy := dialGuard(ctx, addr)
 	var want func(netip.Addr) bool
 	switch network {
 	case "tcp", "udp":
@@ -251,10 +262,17 @@ func (c *DNSCache) DialContext(ctx context.Context, network, addr string) (net.C
 	case "tcp6", "udp6":
 		want = func(a netip.Addr) bool { return !a.Unmap().Is4() }
 	default:
+		if policy != nil && !policy.AllowPrivate {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%w: network %s", ErrBlockedAddress, network)}
+		}
 		return d.DialContext(ctx, network, addr)
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || host == "" {
+		if policy != nil && !policy.AllowPrivate {
+			// No host is the local system.
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%w: %q", ErrBlockedAddress, addr)}
+		}
 		return d.DialContext(ctx, network, addr)
 	}
 
@@ -276,6 +294,20 @@ func (c *DNSCache) DialContext(ctx context.Context, network, addr string) (net.C
 	if len(ips) == 0 {
 		return nil, &net.OpError{Op: "dial", Net: network,
 			Err: &net.AddrError{Err: "no suitable address found", Addr: host}}
+	}
+	if policy != nil {
+		n, _ := strconv.ParseUint(port, 10, 16) // a service name matches no AllowAddrPorts
+		var refused error
+		ips = slices.DeleteFunc(ips, func(a netip.Addr) bool {
+			err := policy.Check(host, netip.AddrPortFrom(a, uint16(n)))
+			if refused == nil {
+				refused = err
+			}
+			return err != nil
+		})
+		if len(ips) == 0 {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: refused}
+		}
 	}
 	var errs []error
 	for i, ip := range ips {

@@ -623,7 +623,7 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 
 	tr := newDNSTransport(s)
 	defer tr.CloseIdleConnections()
-	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: testLoopback}
 	for i := range 4 {
 		resp, err := f.Fetch(context.Background(), &crawler.Request{URL: fmt.Sprintf("http://a.test:%d/%d", port, i)})
 		if err != nil || resp.Status != 200 {
@@ -655,7 +655,7 @@ func TestCrawlCachesDNS(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	var got collect
 	c := fast(&got)
-	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: testLoopback}
 	if err := c.Run(context.Background(), fmt.Sprintf("http://a.test:%d/", port)); err != nil {
 		t.Fatal(err)
 	}

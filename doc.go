@@ -43,6 +43,11 @@
 // patterns that keep serving duplicate content). It crawls breadth-first
 // ([frontier.FIFO]); [frontier.AOPIC] crawls the most important pages
 // first and estimates their importance on the way ([Page.Importance]).
+// It fetches only http and https URLs, keeps no cookies, sends a URL's
+// credentials to its own host only, and refuses to connect to loopback,
+// private, link-local and the other special-purpose addresses, checked
+// after DNS resolution and on every redirect hop (SSRF protection; see
+// [AddressPolicy] to allow some).
 // Each default is a field to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
 // Robots, Handler, Scope) can be replaced by your own.
 //

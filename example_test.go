@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -38,6 +39,10 @@ func ExampleCrawler_Run() {
 			return nil
 		}),
 		Delay: -1, // our own server: no politeness delay
+		// Loopback is refused by default (see AddressPolicy): allow this server.
+		Fetcher: &crawler.HTTPFetcher{Addresses: crawler.AddressPolicy{
+			AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},
+		}},
 	}
 	if err := c.Run(context.Background(), srv.URL+"/"); err != nil {
 		fmt.Println(err)
@@ -62,7 +67,9 @@ func ExampleCrawler_Pages() {
 	}))
 	defer srv.Close()
 
-	c := &crawler.Crawler{Delay: -1}
+	c := &crawler.Crawler{Delay: -1, Fetcher: &crawler.HTTPFetcher{Addresses: crawler.AddressPolicy{
+		AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},
+	}}}
 	n := 0
 	for p, err := range c.Pages(context.Background(), srv.URL+"/") {
 		if err != nil {

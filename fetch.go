@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -75,9 +76,11 @@ func (e *FetchError) Timeout() bool {
 // its fields before the first Fetch and do not change them after.
 type HTTPFetcher struct {
 	// Client sends the requests. Nil means a client over [NewTransport],
-	// which caches DNS answers (see [DNSCache]).
+	// which caches DNS answers (see [DNSCache]) and checks the addresses
+	// it connects to against Addresses, and has no cookie jar.
 	// The fetcher uses a copy of it whose CheckRedirect stops at the first
-	// response, since redirects are the crawler's to schedule.
+	// response, since redirects are the crawler's to schedule. Cookies are
+	// sent and kept only if the Client has a Jar.
 	Client *http.Client
 	// UserAgent is sent when the Request names none. "" means
 	// DefaultUserAgent.
@@ -87,25 +90,43 @@ type HTTPFetcher struct {
 	MaxBodyBytes int64
 	// Timeout bounds one fetch, body included. 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Addresses says which IP addresses the fetcher may connect to. The
+	// zero value refuses loopback, private, link-local and the other
+	// special-purpose addresses (see [AddressPolicy]); a fetch refused
+	// fails with an error wrapping [ErrBlockedAddress]. Connections are
+	// checked by the dial of [DNSCache.DialContext], which the transport
+	// of [NewTransport] uses; with a transport that dials otherwise, only
+	// literal addresses and localhost names in URLs are refused.
+	Addresses AddressPolicy
 
-	once   sync.Once
-	client *http.Client
+	once    sync.Once
+	client  *http.Client
+	direct  *dialPolicy // the dial policy of requests without a proxy
+	proxied bool        // the transport may send requests through a proxy
 }
 
 // NewTransport returns the transport the default fetcher uses: keep-alive,
 // HTTP/2 where offered, transparent gzip, connection pools sized for a crawl
 // of many hosts, bounded dial, TLS and header times, and no proxy (the
 // library reads no environment; set Proxy to http.ProxyFromEnvironment to
-// honour HTTP_PROXY and its kin).
+// honour HTTP_PROXY and its kin; an [HTTPFetcher] trusts the proxy).
 //
 // Its DialContext is that of a new [DNSCache] with the default settings,
 // of its own: a host's name is looked up once per DefaultDNSTTL (a failure
 // once per DefaultDNSErrorTTL), not once per connection. To cache DNS
 // otherwise, replace DialContext with that of a DNSCache of your own.
+// Either way, the addresses dialled for an [HTTPFetcher] are checked
+// against its Addresses policy; the DialContext of NewTransport checks the
+// other requests against the zero [AddressPolicy].
 func NewTransport() *http.Transport {
 	dns := &DNSCache{}
 	return &http.Transport{
-		DialContext:            dns.DialContext,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if ctx.Value(dialPolicyKey{}) == nil {
+				ctx = context.WithValue(ctx, dialPolicyKey{}, defaultDialPolicy)
+			}
+			return dns.DialContext(ctx, network, addr)
+		},
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           1024,
 		MaxIdleConnsPerHost:    4,
@@ -126,9 +147,20 @@ func (f *HTTPFetcher) init() {
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f.client = &c
+	f.direct = &dialPolicy{policy: &f.Addresses}
+	tr := c.Transport
+	if tr == nil {
+		tr = http.DefaultTransport
+	}
+	if t, ok := tr.(*http.Transport); ok && t.Proxy != nil {
+		f.proxied = true
+	}
 }
 
-// Fetch sends a GET for req.URL and reads the body up to the cap.
+// Fetch sends a GET for req.URL and reads the body up to the cap. A URL
+// that is not http(s) fails with [ErrUnsupportedScheme], and one whose
+// address the Addresses policy refuses with [ErrBlockedAddress], before
+// anything is sent.
 func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	f.once.Do(f.init)
 	timeout := f.Timeout
@@ -138,9 +170,19 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
+	dp := f.direct
+	if f.proxied {
+		dp = &dialPolicy{policy: &f.Addresses}
+	}
+	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, dialPolicyKey{}, dp), http.MethodGet, req.URL, nil)
 	if err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
+	}
+	if err := f.Addresses.checkURL(hreq.URL); err != nil {
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
+	}
+	if f.proxied {
+		dp.proxy = proxyAddr(f.client.Transport, hreq)
 	}
 	ua := req.UserAgent
 	if ua == "" {

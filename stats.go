@@ -28,11 +28,12 @@ const (
 	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
 	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed MaxHostFailures times in a row
 	KindHandler           = "handler"            // a Handler returned an error or panicked
+	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see AddressPolicy)
 	KindOther             = "other"              // anything else
 )
 
 var errorKinds = [...]string{KindTimeout, KindDNS, KindRefused, KindReset, KindTLS, KindCanceled,
-	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler, KindOther}
+	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler, KindBlockedAddress, KindOther}
 
 // ErrorKind classifies a fetch error into one of the Kind constants.
 func ErrorKind(err error) string {
@@ -41,6 +42,8 @@ func ErrorKind(err error) string {
 	switch {
 	case err == nil:
 		return ""
+	case errors.Is(err, ErrBlockedAddress):
+		return KindBlockedAddress
 	case errors.Is(err, ErrTooManyRedirects):
 		return KindTooManyRedirects
 	case errors.Is(err, ErrBadRedirect):

@@ -56,6 +56,12 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.stats.requests.Add(-1)
 		return o
 	}
+	if errors.Is(err, ErrBlockedAddress) {
+		o.requested = false
+		r.stats.requests.Add(-1)
+		r.refuse(ctx, e, err)
+		return o
+	}
 	end := time.Now()
 	pace := politeness.Outcome{Err: err, Duration: end.Sub(start), CrawlDelay: crawlDelay}
 	var bodyBytes int64
@@ -119,6 +125,13 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	}
 	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
+	if errors.Is(err, ErrBlockedAddress) {
+		if unavailable {
+			err = uerr.Err
+		}
+		r.refuse(ctx, e, err)
+		return crawlDelay, true
+	}
 	if fetched {
 		// The robots.txt request used the host's turn.
 		r.stats.robotsFetched.Add(1)
@@ -162,6 +175,16 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	}
 	return crawlDelay, false
+}
+
+// refuse reports e, unfetched, to the handler with err, which wraps
+// ErrBlockedAddress: its address (or its robots.txt's) is not allowed.
+// Nothing was sent, so the host's pacing is left as it was, and the URL
+// is not tried again.
+func (r *run) refuse(ctx context.Context, e frontier.Entry, err error) {
+	r.stats.addError(KindBlockedAddress)
+	r.log.Warn("address not allowed", "url", e.URL, "err", err)
+	r.handle(ctx, pageOf(e, err, time.Now()))
 }
 
 // skipRetired reports e, unfetched, to the handler with err, the error of
@@ -312,6 +335,9 @@ func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, e
 	for range robotsMaxRedirects + 1 {
 		resp, err := r.fetcher.Fetch(ctx, &Request{URL: target, UserAgent: r.userAgent, MaxBytes: robotsMaxBytes})
 		if err != nil {
+			if status != 0 && errors.Is(err, ErrBlockedAddress) {
+				return status, nil, nil // a redirect to an address not allowed: to nowhere, as below
+			}
 			return 0, nil, err
 		}
 		if status = resp.Status; !isRedirect(status) {

@@ -8,7 +8,13 @@
 // at the end: as text on stderr, or as JSON on stdout with -json. While it
 // runs, a progress line is shown on stderr if stderr is a terminal. Ctrl-C
 // stops the crawl cleanly and still prints the summary. The standard
-// HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured.
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured; the proxy
+// is trusted whatever its address.
+//
+// Loopback, private, link-local and other special-purpose addresses are
+// refused (counted as blocked-address errors) unless -allow lists them or
+// -allow-private is given. The demo's dialer reaches only its own loopback
+// listener.
 package main
 
 import (
@@ -51,6 +57,7 @@ type options struct {
 	delay              time.Duration
 	pacing             pacingFlags
 	traps              trapFlags
+	addresses          addressFlags
 	hostStats          string
 	sameHost, demo     bool
 	ignoreRobots       bool
@@ -89,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.IntVar(&o.seenSize, "seen-size", 10_000_000, "URLs the bloom or bitmap set is sized for")
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
 	o.traps.register(fs)
+	o.addresses.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -153,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), web.Seeds()[0])
 	}
 	defer tr.CloseIdleConnections()
-	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
 
 	if o.out != "" {
 		w := stdout

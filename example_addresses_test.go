@@ -1,0 +1,51 @@
+package crawler_test
+
+import (
+	"fmt"
+	"net/netip"
+
+	"crawler"
+)
+
+// The default fetcher refuses loopback, private, link-local and the other
+// special-purpose addresses. A crawl of your own network allows them by
+// network, by endpoint (address and port) or by host name.
+func ExampleAddressPolicy() {
+	policy := crawler.AddressPolicy{
+		Allow:          []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")},
+		AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:8080")},
+		AllowHosts:     []string{"wiki.corp.example"},
+	}
+	c := &crawler.Crawler{Fetcher: &crawler.HTTPFetcher{Addresses: policy}}
+	_ = c // c.Run(ctx, "http://wiki.corp.example/", "http://10.1.0.7/")
+
+	// What the fetcher's dial decides, for a host name and the address it
+	// resolved to:
+	for _, d := range []struct{ host, addr string }{
+		{"", "10.1.2.3:80"},
+		{"", "10.2.0.1:80"},
+		{"", "127.0.0.1:8080"},
+		{"", "127.0.0.1:22"},
+		{"wiki.corp.example", "192.168.4.4:443"},
+		{"evil.example", "169.254.169.254:80"},
+		{"evil.example", "[::ffff:192.168.0.1]:80"},
+		{"example.com", "93.184.215.14:443"},
+	} {
+		if err := policy.Check(d.host, netip.MustParseAddrPort(d.addr)); err != nil {
+			fmt.Println(err)
+		} else if d.host != "" {
+			fmt.Println("allowed:", d.addr, "for", d.host)
+		} else {
+			fmt.Println("allowed:", d.addr)
+		}
+	}
+	// Output:
+	// allowed: 10.1.2.3:80
+	// crawler: address not allowed: 10.2.0.1:80 (private)
+	// allowed: 127.0.0.1:8080
+	// crawler: address not allowed: 127.0.0.1:22 (loopback)
+	// allowed: 192.168.4.4:443 for wiki.corp.example
+	// crawler: address not allowed: 169.254.169.254:80 (link-local) for evil.example
+	// crawler: address not allowed: 192.168.0.1:80 (private) for evil.example
+	// allowed: 93.184.215.14:443 for example.com
+}
