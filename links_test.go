@@ -2,12 +2,14 @@ package crawler
 
 import (
 	"html"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"crawler/canon"
+	"crawler/frontier"
 )
 
 func TestExtractLinks(t *testing.T) {
@@ -79,11 +81,8 @@ func TestIsHTML(t *testing.T) {
 	}
 }
 
-// fuzzPages are the page URLs FuzzExtractLinks resolves links against.
-var fuzzPages = []string{"http://example.com/a/b?q", "https://[::1]:8443/x/", "http://127.0.0.1/"}
-
-// FuzzExtractLinks extracts and resolves the links of a fuzzed page as
-// readResponse does, with a known link planted first. It checks that
+// FuzzExtractLinks extracts the links of a fuzzed page, with a known link
+// planted first, and reads it as a response with readResponse. It checks that
 // dropping nofollow links only drops links, that the planted link comes
 // out as written and resolves first, and that every resolved link (and
 // the canonical link) is an absolute, canonical http(s) URL with a host,
@@ -94,6 +93,10 @@ func FuzzExtractLinks(f *testing.F) {
 	f.Add([]byte(`<area href=/x><link rel=canonical href=/c>`), "http://other.example/y#f")
 	f.Add([]byte(`<base href="//h/"><a href=a><a href=./a><a href=mailto:x>`), "javascript:void(0)")
 	f.Add([]byte(`<a href="HTTP://EXAMPLE.com:80/%7e/">`), "?q&amp;r")
+	// The page URLs the links are resolved against, by readResponse as in
+	// a crawl.
+	pages := []string{"http://example.com/a/b?q", "https://[::1]:8443/x/", "http://127.0.0.1/"}
+	r := new(Crawler).newRun(nil)
 	f.Fuzz(func(t *testing.T, body []byte, href string) {
 		if len(body) > 64<<10 || len(href) > 4<<10 {
 			return
@@ -121,29 +124,33 @@ func FuzzExtractLinks(f *testing.F) {
 			t.Fatalf("planted link %q extracted as %q", href, ex.hrefs)
 		}
 
-		for _, page := range fuzzPages {
+		for _, page := range pages {
 			u, err := url.Parse(page)
 			if err != nil {
 				t.Fatal(err)
 			}
-			links, canonical, bad := resolveLinks(nil, u, &ex)
-			if len(links)+bad > len(ex.hrefs) {
-				t.Fatalf("%d links and %d bad from %d hrefs", len(links), bad, len(ex.hrefs))
+			p := &Page{URL: page}
+			resp := &Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
+			if _, isHTML := r.readResponse(p, u, frontier.Entry{URL: page}, resp); !isHTML {
+				t.Fatal("readResponse did not read the page as HTML")
+			}
+			if len(p.Links) > len(ex.hrefs) {
+				t.Fatalf("%d links from %d hrefs", len(p.Links), len(ex.hrefs))
 			}
 			seen := map[string]bool{}
-			for _, l := range links {
+			for _, l := range p.Links {
 				checkLink(t, l)
 				if seen[l] {
 					t.Fatalf("link %q listed twice", l)
 				}
 				seen[l] = true
 			}
-			if canonical != "" {
-				checkLink(t, canonical)
+			if p.Canonical != "" {
+				checkLink(t, p.Canonical)
 			}
-			if want, err := (*canon.Canonicalizer)(nil).Resolve(u, href); planted && ex.base == "" && err == nil {
-				if len(links) == 0 || links[0] != want {
-					t.Fatalf("planted link %q resolves against %s to %q, but the links are %q", href, page, want, links)
+			if want, err := r.canon.Resolve(u, href); planted && ex.base == "" && err == nil {
+				if len(p.Links) == 0 || p.Links[0] != want {
+					t.Fatalf("planted link %q resolves against %s to %q, but the links are %q", href, page, want, p.Links)
 				}
 			}
 		}

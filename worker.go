@@ -205,36 +205,24 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 	}
 	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken)
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
-	var bad int
-	p.Links, p.Canonical, bad = resolveLinks(r.canon, u, &ex)
-	r.stats.badLinks.Add(int64(bad))
-	return ex.content, true
-}
-
-// resolveLinks resolves the hrefs and the canonical link of ex against the
-// page URL u, or against the page's <base href> when that resolves. links
-// are canonical, each once, in document order; bad counts the hrefs that
-// did not resolve for a reason other than their scheme (mailto:,
-// javascript: and the like are no error).
-func resolveLinks(cn *canon.Canonicalizer, u *url.URL, ex *extracted) (links []string, canonical string, bad int) {
 	base := u
 	if ex.base != "" {
-		if b, err := cn.Resolve(u, ex.base); err == nil {
+		if b, err := r.canon.Resolve(u, ex.base); err == nil {
 			if bu, err := url.Parse(b); err == nil {
 				base = bu
 			}
 		}
 	}
 	if ex.canonical != "" {
-		canonical, _ = cn.Resolve(base, ex.canonical)
+		p.Canonical, _ = r.canon.Resolve(base, ex.canonical)
 	}
-	links = make([]string, 0, len(ex.hrefs))
+	p.Links = make([]string, 0, len(ex.hrefs))
 	dedup := make(map[string]struct{}, len(ex.hrefs))
 	for _, href := range ex.hrefs {
-		l, err := cn.Resolve(base, href)
+		l, err := r.canon.Resolve(base, href)
 		if err != nil {
-			if !errors.Is(err, canon.ErrScheme) {
-				bad++
+			if !errors.Is(err, canon.ErrScheme) { // mailto:, javascript: and the like are no error
+				r.stats.badLinks.Add(1)
 			}
 			continue
 		}
@@ -242,9 +230,9 @@ func resolveLinks(cn *canon.Canonicalizer, u *url.URL, ex *extracted) (links []s
 			continue
 		}
 		dedup[l] = struct{}{}
-		links = append(links, l)
+		p.Links = append(p.Links, l)
 	}
-	return links, canonical, bad
+	return ex.content, true
 }
 
 // countResponse adds a response to the counters.
