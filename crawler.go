@@ -196,6 +196,18 @@ func (c *Crawler) HostStats() []HostStats {
 // first two cases and the context's cause in the last. Every goroutine it
 // started has exited when it returns. A seed that is not a valid http(s)
 // URL makes Run return an error before anything is fetched.
+//
+// When ctx is done, Run stops handing out URLs and aborts the fetches and
+// robots.txt requests in flight through their context, rather than waiting
+// for them to end or time out; it waits only for Handler calls already
+// running, which see the same ctx and should return promptly. The URLs cut
+// short go back to the frontier unfetched and uncounted, and the links of
+// pages already fetched are pushed, so the Frontier and Seen hold
+// everything discovered. Stats().Frontier is then the number of URLs left,
+// and a later Run on the same Crawler (with no seeds, or the same ones)
+// resumes there: a page is requested again only if its first request was
+// cut short. A Fetcher of your own must return promptly when its ctx is
+// done, and its idle connections are yours to close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.run(ctx, c.Handler, seeds)
 }

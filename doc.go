@@ -25,6 +25,8 @@
 // needs locks; Workers goroutines do the parallel work. Run returns when
 // the frontier is empty, a budget (MaxPages, MaxBytes) is spent, or its
 // context is done, and every goroutine it started has exited by then.
+// Cancelling the context aborts the fetches in flight and puts their URLs
+// back in the frontier, so a second Run on the same Crawler resumes.
 //
 // # Defaults
 //

@@ -83,6 +83,27 @@ func appendEscaped(b []byte, s string, ok *[256]bool, slash bool) []byte {
 	return append(b, s[start:]...)
 }
 
+// appendUserinfo appends s, a user name or password, with every valid
+// escape decoded and every byte outside userPlain percent-encoded. Clients
+// send userinfo decoded (as Basic credentials), so "%21" and "!" are one
+// user; net/url, which a Resolve base comes through, keeps only the decoded
+// form.
+func appendUserinfo(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			c = unhex(s[i+1])<<4 | unhex(s[i+2])
+			i += 2
+		}
+		if userPlain[c] {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', upperhex[c>>4], upperhex[c&15])
+		}
+	}
+	return b
+}
+
 // build normalizes the components of p into the canonical string. raw is the
 // input, for error messages.
 func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
@@ -106,10 +127,10 @@ func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
 		// An empty password drops its ":", an empty userinfo its "@".
 		user, pass, _ := strings.Cut(p.userinfo, ":")
 		if user != "" || pass != "" {
-			b = appendEscaped(b, user, &userPlain, false)
+			b = appendUserinfo(b, user)
 			if pass != "" {
 				b = append(b, ':')
-				b = appendEscaped(b, pass, &userPlain, false)
+				b = appendUserinfo(b, pass)
 			}
 			b = append(b, '@')
 		}

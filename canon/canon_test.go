@@ -250,6 +250,10 @@ var coreCases = []tcase{
 	{"colon in password", "http://u:p:q@h/", "http://u:p%3Aq@h/", nil},
 	{"space in userinfo", "http://us er@h/", "http://us%20er@h/", nil},
 	{"password only", "http://:pw@h/", "http://:pw@h/", nil},
+	{"userinfo escapes of sub-delims decoded", "http://%21%41%2a:%28p%29%3D@h/", "http://!A*:(p)=@h/", nil}, // fuzz
+	{"userinfo stray percent", "http://u%:p%2@h/", "http://u%25:p%252@h/", nil},
+	{"userinfo escaped percent", "http://u%25:p%2541@h/", "http://u%25:p%2541@h/", nil},
+	{"userinfo escaped delimiters kept", "http://u%40%2F%3F:p%3A%5B@h/", "http://u%40%2F%3F:p%3A%5B@h/", nil},
 
 	// Length.
 	{"too long", "http://a/" + strings.Repeat("x", MaxLength), "", ErrTooLong},
@@ -558,6 +562,8 @@ func TestResolveBases(t *testing.T) {
 		{"base without path", "http://a", "g", "http://a/g", nil},
 		{"base without path query", "http://a", "?x", "http://a/?x", nil},
 		{"base with userinfo", "http://u:p@a/b", "c", "http://u:p@a/c", nil},
+		{"base with sub-delims in userinfo", "http://!@a/", "", "http://!@a/", nil}, // fuzz: not "%21@"
+		{"base with escaped userinfo", "http://%21:%2A%3A@a/b", "c", "http://!:*%3A@a/c", nil},
 		{"base with port", "http://a:8080/b/", "c", "http://a:8080/b/c", nil},
 		{"base IPv6", "http://[::1]/b/", "c", "http://[::1]/b/c", nil},
 		{"base encoded slash", "http://a/x%2Fy/z", "w", "http://a/x%2Fy/w", nil},

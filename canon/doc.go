@@ -34,6 +34,10 @@
 //     from "/a/b"); controls, space, non-ASCII bytes and " < > \ ^ ` { | }
 //     are percent-encoded in path and query alike; a "%" that starts no
 //     valid escape becomes "%25". A backslash in the path is a slash.
+//     Userinfo, which clients send decoded (as Basic credentials), has every
+//     escape decoded, then every byte but the unreserved ones and the
+//     sub-delims ! $ & ' ( ) * + , ; = percent-encoded: "http://%21@h/" is
+//     "http://!@h/", and "%3A" stays "%3A".
 //   - Dot segments are removed (RFC 3986 §5.2.4), also when written "%2e".
 //     An empty path becomes "/".
 //

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -56,12 +57,7 @@ func FuzzCanonical(f *testing.F) {
 				if err != nil || slow != got {
 					t.Fatalf("build(%q) = %q, %v; fast path disagrees (config %+v)", got, slow, err, *c)
 				}
-				if _, err := url.Parse(got); err != nil {
-					t.Fatalf("url.Parse(%q) from %q: %v", got, in, err)
-				}
-				if Host(got) == "" {
-					t.Fatalf("Host(%q) empty", got)
-				}
+				checkURL(t, got)
 			}
 			if got, err := c.Canonical(in); err == nil {
 				check("Canonical", got)
@@ -73,6 +69,29 @@ func FuzzCanonical(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkURL fails t unless got, a result of Canonical or Resolve, is an
+// absolute http(s) URL that net/url parses, with a host, no fragment and at
+// most MaxLength bytes, whose Host and PathQuery agree with net/url.
+func checkURL(t *testing.T, got string) {
+	t.Helper()
+	if len(got) > MaxLength {
+		t.Fatalf("%d bytes, over MaxLength: %.100q", len(got), got)
+	}
+	u, err := url.Parse(got)
+	if err != nil {
+		t.Fatalf("url.Parse(%q): %v", got, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Opaque != "" || u.Fragment != "" || strings.Contains(got, "#") {
+		t.Fatalf("%q: scheme %q, opaque %q, fragment %q: not an absolute http(s) URL without fragment", got, u.Scheme, u.Opaque, u.Fragment)
+	}
+	if Host(got) == "" || Host(got) != u.Host {
+		t.Fatalf("Host(%q) = %q, net/url says %q", got, Host(got), u.Host)
+	}
+	if _, query := PathQuery(got); query != u.RawQuery {
+		t.Fatalf("PathQuery(%q) query %q, net/url says %q", got, query, u.RawQuery)
+	}
 }
 
 // fuzzFound are inputs the fuzzer once found interesting (see the table
@@ -104,9 +123,17 @@ func FuzzResolve(f *testing.F) {
 		}
 		check := func(b *url.URL) {
 			got, err := c.Resolve(b, ref)
+			// An absolute http(s) URL means itself, whatever the base.
+			if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") {
+				want, werr := c.Canonical(ref)
+				if got != want || (err == nil) != (werr == nil) {
+					t.Fatalf("Resolve(%q, %q) = %q, %v; but Canonical(%[2]q) = %q, %v", b, ref, got, err, want, werr)
+				}
+			}
 			if err != nil {
 				return
 			}
+			checkURL(t, got)
 			again, err := c.Canonical(got)
 			if err != nil || again != got {
 				t.Fatalf("Resolve(%q, %q) = %q, but Canonical of that = %q, %v", b, ref, got, again, err)
@@ -114,6 +141,14 @@ func FuzzResolve(f *testing.F) {
 		}
 		if b, err := url.Parse(base); err == nil {
 			check(b)
+			// Against a canonical base, "" and a fragment mean the base.
+			if cb, err := c.Canonical(base); err == nil && cb == base {
+				for _, self := range []string{"", "#" + ref} {
+					if got, err := c.Resolve(b, self); err != nil || got != base {
+						t.Fatalf("Resolve(%q, %q) = %q, %v; want the base", base, self, got, err)
+					}
+				}
+			}
 			// The alloc-free escapedPath must mean what EscapedPath means
 			// whenever EscapedPath keeps the page's own spelling (otherwise
 			// it re-escapes Path, turning "!" into "%21": escapedPath keeps

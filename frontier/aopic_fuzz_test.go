@@ -55,6 +55,19 @@ func (m *aopicModel) best(now time.Time) *modelPage {
 	return best
 }
 
+// wake is when a host with waiting pages and a free slot becomes ready,
+// the earliest after now; zero if there is none.
+func (m *aopicModel) wake(now time.Time) time.Time {
+	var w time.Time
+	for _, p := range m.pages {
+		h := p.e.Host
+		if r := m.readyAt[h]; p.waiting && m.inflight[h] < m.perHost && r.After(now) && (w.IsZero() || r.Before(w)) {
+			w = r
+		}
+	}
+	return w
+}
+
 // spreadLambda gives lambda's credit to every waiting page, with a weight
 // of 2^(-k/2) for a page of a host with 2^k to 2^(k+1)-1 waiting pages.
 func (m *aopicModel) spreadLambda() {
@@ -149,7 +162,8 @@ func (m *aopicModel) importance(p *modelPage) float64 {
 
 // FuzzAOPIC decodes the input as a stream of operations and checks AOPIC
 // against the model after each: the same entry handed out (or one with as
-// much credit, within rounding), the same credits, lambda and importances.
+// much credit, within rounding), the same wake time when none is, the same
+// credits, lambda and importances.
 func FuzzAOPIC(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{0x10, 0x11, 0x22, 0x31, 0x45, 0x52, 0x63, 0x71, 0x80, 0x91, 0xa2, 0xb3})
@@ -183,11 +197,14 @@ func FuzzAOPIC(f *testing.F) {
 				m.push(e)
 			case 3, 4: // next
 				best := m.best(now)
-				got, ok, _ := a.Next(now)
+				got, ok, wake := a.Next(now)
 				if ok != (best != nil) {
 					t.Fatalf("Next ok = %v, model %v", ok, best != nil)
 				}
 				if !ok {
+					if want := m.wake(now); !wake.Equal(want) {
+						t.Fatalf("Next handed out nothing with wake %v, model %v (now %v)", wake, want, now)
+					}
 					break
 				}
 				spread := m.lambda > best.credit
