@@ -382,9 +382,11 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePage serves the faults whose harm is all in the HTML of "/": the
-// page there, and a small page without links at any other path.
+// page there, and a small page without links at any other path (and on
+// the hosts IDNHosts and IPv6Hosts link to).
 func (s *FaultServer) servePage(w http.ResponseWriter, r *http.Request, f Fault, p string) {
-	if p != "/" || r.URL.RawQuery != "" {
+	linked := (f == IDNHosts || f == IPv6Hosts) && !strings.EqualFold(r.Host, string(f)+faultDomain)
+	if p != "/" || r.URL.RawQuery != "" || linked {
 		writePage(w, r, http.StatusOK, links("a page behind "+string(f)))
 		return
 	}
