@@ -38,7 +38,7 @@ const (
 	InvalidUTF8     Fault = "invalid-utf8"   // text and hrefs that are not UTF-8 on a page labelled UTF-8
 	WrongCharset    Fault = "wrong-charset"  // pages whose charset label lies, or names no charset at all
 	UnclosedTags    Fault = "unclosed-tags"  // tags, quotes and a comment left open
-	HugeAttribute   Fault = "huge-attribute" // a FaultAttrBytes (1 MiB) attribute value; a tag with 500,000 attributes
+	HugeAttribute   Fault = "huge-attribute" // a FaultAttrBytes (1 MiB) attribute value; a tag of 524,288 attributes
 	ManyLinks       Fault = "many-links"     // FaultLinks (1,000,000) links on one page
 	ControlChars    Fault = "control-chars"  // hrefs with tabs, newlines, NUL, DEL and other controls
 	LongURLs        Fault = "long-urls"      // hrefs and a redirect Location of up to FaultURLBytes (64 KiB)
@@ -114,7 +114,7 @@ type FaultServer struct {
 	closed bool
 	log    map[Fault][]string
 	conns  map[net.Conn]struct{} // accepted by silent, held open until Close
-	wg     sync.WaitGroup        // handlers and the silent accept loop
+	wg     sync.WaitGroup        // handlers and the two accept loops
 	done   chan struct{}         // closed by Close: ends waits and streams
 }
 
@@ -141,8 +141,11 @@ func NewFaultServer(cfg FaultConfig) *FaultServer {
 		done:   make(chan struct{}),
 	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: time.Minute}
-	go s.srv.Serve(s.ln)
-	s.wg.Add(1)
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.srv.Serve(s.ln)
+	}()
 	go s.acceptSilently()
 	return s
 }
