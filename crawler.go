@@ -43,6 +43,11 @@ const (
 	DefaultMaxRetries = 2
 	// DefaultMaxRedirects is the longest redirect chain followed.
 	DefaultMaxRedirects = 10
+	// DefaultMaxLinksPerPage is the most links taken from one page.
+	DefaultMaxLinksPerPage = 20000
+	// DefaultMaxHTMLTokenBytes bounds one HTML token during link
+	// extraction: a tag with its attributes, a comment, a run of text.
+	DefaultMaxHTMLTokenBytes = 1 << 20
 	// robotsMaxBytes is how much of a robots.txt is read (RFC 9309 asks
 	// for at least 500 KiB).
 	robotsMaxBytes = 512 << 10
@@ -164,6 +169,18 @@ type Crawler struct {
 	// MaxRedirects is the longest redirect chain followed. 0 means
 	// DefaultMaxRedirects; a negative value follows none.
 	MaxRedirects int
+	// MaxLinksPerPage bounds the links taken from one HTML page; the rest
+	// are not followed (nor in Page.Links), and the page counts in
+	// Stats.LinksTruncated. 0 means DefaultMaxLinksPerPage; negative, no
+	// bound but the body's.
+	MaxLinksPerPage int
+	// MaxHTMLTokenBytes bounds the bytes link extraction holds for one
+	// HTML token (a tag with its attributes, a comment, a run of text or
+	// script), a cost otherwise up to several times the body's. A page
+	// with a longer token keeps the links before it only, and counts in
+	// Stats.LinksTruncated. 0 means DefaultMaxHTMLTokenBytes; negative, no
+	// bound but the body's.
+	MaxHTMLTokenBytes int
 
 	running     atomic.Bool
 	stats       atomic.Pointer[counters]
@@ -268,6 +285,7 @@ type run struct {
 	workers               int
 	maxRedirects          int
 	maxRetries            int
+	linkLimits            linkLimits
 	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
@@ -319,6 +337,10 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	r.maxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
 	r.maxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
+	r.linkLimits = linkLimits{
+		links:      orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage),
+		tokenBytes: orDefault(c.MaxHTMLTokenBytes, DefaultMaxHTMLTokenBytes),
+	}
 	if c.MaxRate > 0 {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}

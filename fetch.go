@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +18,8 @@ const (
 	// names another. Its product token, "crawler", is what robots.txt
 	// groups are matched against.
 	DefaultUserAgent = "crawler/0.1 (+https://pkg.go.dev/crawler)"
-	// DefaultMaxBodyBytes caps a response body; the rest is not read and
-	// the page is marked Truncated.
+	// DefaultMaxBodyBytes caps a response body, counted after gzip
+	// decoding; the rest is not read and the page is marked Truncated.
 	DefaultMaxBodyBytes = 10 << 20
 	// DefaultTimeout bounds one fetch, body included.
 	DefaultTimeout = 30 * time.Second
@@ -86,7 +85,9 @@ type HTTPFetcher struct {
 	// DefaultUserAgent.
 	UserAgent string
 	// MaxBodyBytes caps bodies when the Request names no cap. 0 means
-	// DefaultMaxBodyBytes.
+	// DefaultMaxBodyBytes. The cap counts bytes as the body is decoded
+	// (the transport's transparent gzip), so a small body that inflates
+	// to gigabytes is cut at the cap like any other.
 	MaxBodyBytes int64
 	// Timeout bounds one fetch, body included. 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -229,21 +230,39 @@ func (f *HTTPFetcher) CloseIdleConnections() {
 	f.client.CloseIdleConnections()
 }
 
+// maxSizeHint bounds the buffer that a response's Content-Length sizes
+// before its body arrives, since a server may announce anything.
+const maxSizeHint = 1 << 20
+
 // readBody reads at most limit bytes of r and reports whether more were
-// there. size is the announced length (-1 if unknown), used only as a hint.
+// there. size is the announced length (-1 if unknown), a hint for the
+// first buffer only. The buffer doubles as the body comes but never
+// passes limit+1 bytes, so a body costs at most limit+1 bytes once read,
+// and 1.5 times that during the last doubling.
 func readBody(r io.Reader, size, limit int64) ([]byte, bool, error) {
-	var buf bytes.Buffer
-	if size > 0 {
-		buf.Grow(int(min(size, limit) + bytes.MinRead))
+	first := int64(512)
+	if size >= 0 {
+		first = min(size+1, maxSizeHint) // +1: room to see the end without growing
 	}
-	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, false, err
+	buf := make([]byte, 0, min(first, limit+1))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf[:limit], true, nil
+			}
+			buf = append(make([]byte, 0, min(2*int64(cap(buf)), limit+1)), buf...)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && int64(len(buf)) > limit:
+			return buf[:limit], true, nil
+		case err == io.EOF:
+			return buf, false, nil
+		case err != nil:
+			return nil, false, err
+		}
 	}
-	if n > limit {
-		return buf.Bytes()[:limit], true, nil
-	}
-	return buf.Bytes(), false, nil
 }
 
 // unwrapURLError drops the *url.Error layer that net/http adds, since

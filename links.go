@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"errors"
 	"mime"
 	"net/http"
 	"strings"
@@ -9,36 +10,50 @@ import (
 	"github.com/zeebo/xxh3"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"crawler/canon"
 )
 
-// maxLinksPerPage bounds the hrefs kept from one page, so that a hostile page
-// with millions of links cannot grow memory without bound.
-const maxLinksPerPage = 20000
+// maxHrefBytes is the longest href kept: canon rejects longer input
+// unread (4 × canon.MaxLength), so link extraction does not even copy it.
+const maxHrefBytes = 4 * canon.MaxLength
+
+// linkLimits bound what link extraction takes from one page, so that a
+// hostile page costs memory in proportion to its (capped) body at most.
+type linkLimits struct {
+	links      int // hrefs kept; <= 0: no bound
+	tokenBytes int // bytes buffered for one token (html.Tokenizer.SetMaxBuf); <= 0: no bound
+}
 
 // extracted is what link extraction finds in one HTML document. Strings are
 // raw attribute values, not yet resolved.
 type extracted struct {
-	hrefs     []string // hrefs of <a> and <area>, in document order
-	base      string   // the first <base href>
-	canonical string   // <link rel="canonical" href>
-	noFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
-	noIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
-	content   uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
+	hrefs        []string // hrefs of <a> and <area>, in document order
+	base         string   // the first <base href>
+	canonical    string   // <link rel="canonical" href>
+	noFollow     bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
+	noIndex      bool     // <meta name="robots"> (or name=agent) says noindex (or none)
+	content      uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
+	tooMany      bool     // hrefs past linkLimits.links were dropped
+	tokenTooLong bool     // a token over linkLimits.tokenBytes ended extraction there
+	longHrefs    int      // hrefs over maxHrefBytes, dropped unread
 }
 
 // extractLinks tokenizes an HTML body (never building a DOM) and collects
-// its links and the directives that govern them. Links marked
+// its links and the directives that govern them, within lim. Links marked
 // rel="nofollow" are dropped unless keepNoFollow is set. Robots meta tags
 // are read for name="robots" and for name=agent, the crawler's product
 // token (as name="googlebot" speaks to one crawler).
-func extractLinks(body []byte, keepNoFollow bool, agent string) extracted {
+func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) extracted {
 	var ex extracted
 	content := xxh3.New()
 	z := html.NewTokenizer(bytes.NewReader(body))
+	z.SetMaxBuf(max(lim.tokenBytes, 0))
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
+			ex.tokenTooLong = errors.Is(z.Err(), html.ErrBufferExceeded)
 			ex.content = content.Sum64()
 			return ex
 		case html.TextToken:
@@ -62,27 +77,30 @@ func extractLinks(body []byte, keepNoFollow bool, agent string) extracted {
 			}
 			// A link's query is left out of the content, so that pages
 			// differing only in their links' session ids are duplicates.
-			withoutQuery, _, _ := strings.Cut(href, "?")
-			content.WriteString(withoutQuery)
-			if !keepNoFollow && hasToken(rel, "nofollow") {
-				continue
-			}
-			if len(ex.hrefs) < maxLinksPerPage {
-				ex.hrefs = append(ex.hrefs, href)
+			withoutQuery, _, _ := bytes.Cut(href, []byte("?"))
+			content.Write(withoutQuery)
+			switch {
+			case !keepNoFollow && hasToken(string(rel), "nofollow"):
+			case len(href) > maxHrefBytes:
+				ex.longHrefs++
+			case lim.links > 0 && len(ex.hrefs) >= lim.links:
+				ex.tooMany = true
+			default:
+				ex.hrefs = append(ex.hrefs, string(href))
 			}
 		case atom.Base:
-			if href, _, ok := attrs(z, "href", ""); ok && ex.base == "" {
-				ex.base = href
+			if href, _, ok := attrs(z, "href", ""); ok && ex.base == "" && len(href) <= maxHrefBytes {
+				ex.base = string(href)
 			}
 		case atom.Link:
-			if href, rel, ok := attrs(z, "href", "rel"); ok && hasToken(rel, "canonical") && ex.canonical == "" {
-				ex.canonical = href
+			if href, rel, ok := attrs(z, "href", "rel"); ok && ex.canonical == "" && len(href) <= maxHrefBytes && hasToken(string(rel), "canonical") {
+				ex.canonical = string(href)
 			}
 		case atom.Meta:
 			name, content, _ := attrs(z, "name", "content")
-			name = strings.TrimSpace(name)
-			if strings.EqualFold(name, "robots") || agent != "" && strings.EqualFold(name, agent) {
-				noIndex, noFollow := robotsDirectives(content)
+			name = bytes.TrimSpace(name)
+			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
+				noIndex, noFollow := robotsDirectives(string(content))
 				ex.noIndex, ex.noFollow = ex.noIndex || noIndex, ex.noFollow || noFollow
 			}
 		}
@@ -128,16 +146,16 @@ func valuedDirective(name string) bool {
 }
 
 // attrs reads the remaining attributes of the current tag and returns the
-// values of the two named ones (key2 may be ""). ok reports whether key1
-// was present.
-func attrs(z *html.Tokenizer, key1, key2 string) (v1, v2 string, ok bool) {
+// values of the two named ones (key2 may be ""), which stay valid until
+// the tokenizer's next Next. ok reports whether key1 was present.
+func attrs(z *html.Tokenizer, key1, key2 string) (v1, v2 []byte, ok bool) {
 	for {
 		k, v, more := z.TagAttr()
 		switch {
 		case !ok && string(k) == key1:
-			v1, ok = string(v), true
-		case key2 != "" && v2 == "" && string(k) == key2:
-			v2 = string(v)
+			v1, ok = v, true
+		case key2 != "" && len(v2) == 0 && string(k) == key2:
+			v2 = v
 		}
 		if !more {
 			return v1, v2, ok

@@ -39,7 +39,7 @@ func TestExtractLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			ex := extractLinks([]byte(tt.html), tt.keepNoFollow, "crawler")
+			ex := extractLinks([]byte(tt.html), tt.keepNoFollow, "crawler", defaultLimits)
 			if !slices.Equal(ex.hrefs, tt.hrefs) {
 				t.Errorf("hrefs = %q, want %q", ex.hrefs, tt.hrefs)
 			}
@@ -53,10 +53,44 @@ func TestExtractLinks(t *testing.T) {
 	}
 }
 
+// defaultLimits are the link limits of a Crawler's zero fields.
+var defaultLimits = linkLimits{links: DefaultMaxLinksPerPage, tokenBytes: DefaultMaxHTMLTokenBytes}
+
 func TestExtractLinksBounded(t *testing.T) {
-	page := strings.Repeat(`<a href="/x">`, maxLinksPerPage+100)
-	if n := len(extractLinks([]byte(page), false, "crawler").hrefs); n != maxLinksPerPage {
-		t.Fatalf("kept %d links, want the cap %d", n, maxLinksPerPage)
+	page := []byte(strings.Repeat(`<a href="/x">`, DefaultMaxLinksPerPage+100))
+	ex := extractLinks(page, false, "crawler", defaultLimits)
+	if len(ex.hrefs) != DefaultMaxLinksPerPage || !ex.tooMany || ex.tokenTooLong {
+		t.Errorf("kept %d links (more dropped: %v, token too long: %v), want the cap %d and more dropped",
+			len(ex.hrefs), ex.tooMany, ex.tokenTooLong, DefaultMaxLinksPerPage)
+	}
+	if ex := extractLinks(page, false, "crawler", linkLimits{}); len(ex.hrefs) != DefaultMaxLinksPerPage+100 || ex.tooMany {
+		t.Errorf("without limits: kept %d links (more dropped: %v), want all %d", len(ex.hrefs), ex.tooMany, DefaultMaxLinksPerPage+100)
+	}
+
+	// A token over the buffer bound ends extraction: the links before it
+	// are kept, those after it lost.
+	for _, long := range []string{
+		`<img alt="` + strings.Repeat("x", 2000) + `">`,
+		`<p` + strings.Repeat(" x", 1000) + `>`,
+		`<!--` + strings.Repeat("-", 2000) + `-->`,
+		`<script>` + strings.Repeat("x", 2000) + `</script>`,
+		strings.Repeat("text ", 400),
+	} {
+		page := []byte(`<a href="/before">` + long + `<a href="/after">`)
+		ex := extractLinks(page, false, "crawler", linkLimits{tokenBytes: 1000})
+		if !slices.Equal(ex.hrefs, []string{"/before"}) || !ex.tokenTooLong {
+			t.Errorf("token of %d bytes, bound 1000: hrefs %q, token too long %v; want [/before], true", len(long), ex.hrefs, ex.tokenTooLong)
+		}
+		if ex := extractLinks(page, false, "crawler", defaultLimits); len(ex.hrefs) != 2 || ex.tokenTooLong {
+			t.Errorf("token of %d bytes, default bound: hrefs %q, want both", len(long), ex.hrefs)
+		}
+	}
+
+	// An href too long to be a URL is counted, not kept.
+	long := "/" + strings.Repeat("a", maxHrefBytes)
+	ex = extractLinks([]byte(`<a href="/a"><a href="`+long+`"><base href="`+long+`"><a href="/b">`), false, "crawler", defaultLimits)
+	if !slices.Equal(ex.hrefs, []string{"/a", "/b"}) || ex.longHrefs != 1 || ex.base != "" {
+		t.Errorf("hrefs %q, %d long, base of %d bytes; want [/a /b], 1 long, no base", ex.hrefs, ex.longHrefs, len(ex.base))
 	}
 }
 
@@ -102,19 +136,19 @@ func FuzzExtractLinks(f *testing.F) {
 			return
 		}
 		doc := append([]byte(`<a href="`+html.EscapeString(href)+`">x</a>`), body...)
-		ex := extractLinks(doc, false, "crawler")
-		all := extractLinks(doc, true, "crawler")
-		if len(all.hrefs) > maxLinksPerPage {
-			t.Fatalf("%d links kept, over the cap %d", len(all.hrefs), maxLinksPerPage)
+		ex := extractLinks(doc, false, "crawler", defaultLimits)
+		all := extractLinks(doc, true, "crawler", defaultLimits)
+		if len(all.hrefs) > DefaultMaxLinksPerPage {
+			t.Fatalf("%d links kept, over the cap %d", len(all.hrefs), DefaultMaxLinksPerPage)
 		}
-		if len(all.hrefs) < maxLinksPerPage && !isSubsequence(ex.hrefs, all.hrefs) {
+		if len(all.hrefs) < DefaultMaxLinksPerPage && !isSubsequence(ex.hrefs, all.hrefs) {
 			t.Fatalf("dropping nofollow links changed others: %q, all %q", ex.hrefs, all.hrefs)
 		}
 		if ex.base != all.base || ex.canonical != all.canonical || ex.noFollow != all.noFollow ||
 			ex.noIndex != all.noIndex || ex.content != all.content {
 			t.Fatalf("keeping nofollow links changed more than the links: %+v vs %+v", ex, all)
 		}
-		again := extractLinks(doc, false, "crawler")
+		again := extractLinks(doc, false, "crawler", defaultLimits)
 		if !slices.Equal(again.hrefs, ex.hrefs) || again.content != ex.content {
 			t.Fatal("extractLinks is not deterministic")
 		}

@@ -29,11 +29,13 @@ const (
 	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed MaxHostFailures times in a row
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see AddressPolicy)
+	KindHeaderTooLarge    = "header-too-large"   // the response header passed the transport's limit (NewTransport: 256 KiB)
 	KindOther             = "other"              // anything else
 )
 
 var errorKinds = [...]string{KindTimeout, KindDNS, KindRefused, KindReset, KindTLS, KindCanceled,
-	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler, KindBlockedAddress, KindOther}
+	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
+	KindBlockedAddress, KindHeaderTooLarge, KindOther}
 
 // ErrorKind classifies a fetch error into one of the Kind constants.
 func ErrorKind(err error) string {
@@ -50,6 +52,8 @@ func ErrorKind(err error) string {
 		return KindBadRedirect
 	case errors.Is(err, ErrHostRetired):
 		return KindHostRetired
+	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
+		return KindHeaderTooLarge
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -84,7 +88,9 @@ type Stats struct {
 	HostsRetired     int64            // hosts given up after MaxHostFailures failures in a row
 	Duplicates       int64            // links to URLs already seen
 	OutOfScope       int64            // links dropped by Scope (hosts, depth, predicate)
-	BadLinks         int64            // links that were not valid http(s) URLs
+	BadLinks         int64            // links that were not valid URLs (a bad host, port or IPv6 literal)
+	OtherSchemes     int64            // links with a scheme other than http(s) (mailto:, javascript:, ftp:, ...), not followed
+	LinksTruncated   int64            // HTML pages whose links were cut short: more than MaxLinksPerPage, or a token over MaxHTMLTokenBytes
 	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had
@@ -155,6 +161,8 @@ type counters struct {
 	duplicates       atomic.Int64
 	outOfScope       atomic.Int64
 	badLinks         atomic.Int64
+	otherSchemes     atomic.Int64
+	linksTruncated   atomic.Int64
 	traps            [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
 	duplicateContent atomic.Int64
 	patternsMu       sync.Mutex
@@ -220,6 +228,8 @@ func (c *counters) snapshot() Stats {
 		Duplicates:       c.duplicates.Load(),
 		OutOfScope:       c.outOfScope.Load(),
 		BadLinks:         c.badLinks.Load(),
+		OtherSchemes:     c.otherSchemes.Load(),
+		LinksTruncated:   c.linksTruncated.Load(),
 		Traps:            map[string]int64{},
 		DuplicateContent: c.duplicateContent.Load(),
 		Seen:             int(c.seen.Load()),

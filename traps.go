@@ -28,7 +28,7 @@ const (
 
 // Trap rules, the keys of [Stats].Traps.
 const (
-	TrapURLLength      = "url-length"        // URL longer than MaxURLLength
+	TrapURLLength      = "url-length"        // URL longer than MaxURLLength, or than canon.MaxLength whatever MaxURLLength says
 	TrapPathDepth      = "path-depth"        // more path segments than MaxPathDepth
 	TrapSegmentRepeats = "segment-repeats"   // a path segment repeated more than MaxSegmentRepeats times
 	TrapHostBudget     = "host-budget"       // the host already has MaxPagesPerHost URLs

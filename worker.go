@@ -226,7 +226,14 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 	if resp.Status/100 != 2 || !isHTML(p.ContentType, p.Body) {
 		return 0, false
 	}
-	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken)
+	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.linkLimits)
+	if ex.tooMany || ex.tokenTooLong {
+		r.stats.linksTruncated.Add(1)
+		r.log.Warn("links cut short", "url", e.URL, "more_than_max_links", ex.tooMany, "token_too_long", ex.tokenTooLong)
+	}
+	for range ex.longHrefs {
+		r.stats.addTrap(TrapURLLength)
+	}
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
 	base := u
 	if ex.base != "" {
@@ -243,10 +250,16 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 	dedup := make(map[string]struct{}, len(ex.hrefs))
 	for _, href := range ex.hrefs {
 		l, err := r.canon.Resolve(base, href)
-		if err != nil {
-			if !errors.Is(err, canon.ErrScheme) { // mailto:, javascript: and the like are no error
-				r.stats.badLinks.Add(1)
-			}
+		switch {
+		case err == nil:
+		case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
+			r.stats.otherSchemes.Add(1)
+			continue
+		case errors.Is(err, canon.ErrTooLong):
+			r.stats.addTrap(TrapURLLength)
+			continue
+		default:
+			r.stats.badLinks.Add(1)
 			continue
 		}
 		if _, dup := dedup[l]; dup {

@@ -103,6 +103,62 @@
 // trap hosts, and [Web.TrapRequests] counts the requests a crawler spent in
 // them.
 //
+// # Faults
+//
+// A [FaultServer] serves the ways a server can be broken or hostile, one
+// [Fault] per host <fault>.faults.test (and its subdomains), for tests
+// that a crawler survives them: it finishes, counts what happened, and
+// stays within its memory bounds and timeouts. [Faults] lists them all.
+// Every host answers /robots.txt with 404 unless its fault is about
+// robots.txt; "/" is the fault itself, or a page linking to its variants:
+//
+//	slow-body       a 1 KiB page, one byte per FaultConfig.SlowInterval (2 s)
+//	no-answer       connections accepted on a second listener, never read
+//	conn-reset      8 KiB of a 16 KiB body, then a TCP reset
+//	truncated-body  a chunked body that stops mid-chunk (connection closed)
+//	lying-length    /over: Content-Length 1 GiB, 1 KiB, closed; /under:
+//	                Content-Length 16 before a 4 KiB page linking to /never
+//	gzip-bomb       gzip inflating to 4 GiB (a link to /inside, then
+//	                spaces), 1 MiB per gzip member: about 4 MiB on the wire
+//	endless-body    paragraphs forever, after a link to /inside
+//	redirect-loop   /a -> /b -> /a, /self -> /self
+//	redirect-chain  "/" -> /hop/1 -> ... -> /hop/49 -> /end: 50 hops
+//	5xx-storm       /p/1 ... /p/50: 500, 502, 503 (Retry-After: 3600), 504
+//	429-flood       /p/1 ... /p/50: 429, Retry-After: 3600
+//	invalid-utf8    invalid UTF-8 in the text and in four hrefs
+//	wrong-charset   /latin1 (Latin-1 labelled UTF-8), /utf16 (UTF-16LE
+//	                labelled ISO-8859-1), /sjis (Shift_JIS in a meta tag
+//	                only), /bogus (an unknown charset)
+//	unclosed-tags   unclosed tags and quotes; /hidden inside an unclosed
+//	                comment
+//	huge-attribute  links to /before and /attrs, a 1 MiB alt attribute,
+//	                then a link to /after; /attrs: an <a> tag of 524,288
+//	                attributes, then a link to /after-attrs
+//	many-links      a million links, /l/0 to /l/999999 (about 25 MiB)
+//	control-chars   hrefs with tab, LF, NUL, DEL, BEL, leading C0 controls,
+//	                "java\tscript:" and a host with a control character
+//	long-urls       hrefs of 64 KiB and 4 KiB; /redirect: a 64 KiB Location
+//	bad-percent     "/%zz", "/%", "/%4", "/p%E9%", "/%%30%30", "/?q=%zz&r=%"...
+//	idn-hosts       links to bücher., 日本語., straße., ☃. (and an invalid
+//	                xn--zz.) idn-hosts.faults.test
+//	ipv6-hosts      links to [2001:db8::1], [2001:DB8:0:0::1], [2001:db8::2]:80,
+//	                and to malformed literals
+//	other-schemes   mailto:, javascript:, ftp:, file:, data:, tel:, ws:,
+//	                gopher: links, and one HTTP: link to /ok
+//	huge-header     a 1 MiB response header
+//	huge-robots     a 2 MiB robots.txt: "Disallow: /early" first and
+//	                "Disallow: /late" at the end, past what RFC 9309 asks
+//	                a crawler to parse (500 KiB); "/" links to both
+//	binary-robots   robots.txt is gzip bytes (of "Disallow: /"), sent as is
+//	html-robots     robots.txt is an HTML error page, with status 200
+//
+// Any other path of a fault host, and the hosts idn-hosts and ipv6-hosts
+// link to, answer 200 with a small page without links. The Fault size constants (FaultBombBytes, FaultLinks, ...) give
+// the sizes, and [FaultServer.Requests] what each fault's hosts were
+// asked. Reach the server with [FaultServer.DialContext], which dials
+// nothing but its own two listeners on 127.0.0.1, so that a crawler
+// following hostile links never leaves loopback.
+//
 // # Ground truth
 //
 // [Web.Depths] returns every URL a compliant crawler requests, with its

@@ -3,6 +3,7 @@ package crawlertest_test
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"crawler/crawlertest"
@@ -132,4 +133,36 @@ func ExampleTrap() {
 	// 200 OK next month: 2025-02
 	// [h4.crawler.test] true 1
 	// 231 good pages, PageRank sums to 1.000000, h0's home has 0.0372
+}
+
+// ExampleFaultServer fetches the gzip bomb, reading only the first 10 MiB
+// of the 4 GiB it inflates to, and the redirect chain's first hop.
+func ExampleFaultServer() {
+	s := crawlertest.NewFaultServer(crawlertest.FaultConfig{})
+	defer s.Close()
+	client := s.Client()
+	defer client.CloseIdleConnections()
+
+	resp, err := client.Get(s.URL(crawlertest.GzipBomb))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 10<<20))
+	resp.Body.Close()
+	fmt.Println(resp.Status, resp.Uncompressed, n, err)
+
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = client.Get(s.URL(crawlertest.RedirectChain))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status, resp.Header.Get("Location"))
+	fmt.Println(s.Requests(crawlertest.RedirectChain))
+	// Output:
+	// 200 OK true 10485760 <nil>
+	// 301 Moved Permanently /hop/1
+	// [redirect-chain.faults.test/]
 }
