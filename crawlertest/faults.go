@@ -211,14 +211,9 @@ var ipv6Hosts = netip.MustParsePrefix("2001:db8::/32")
 // a client using it never leaves loopback. Use it as an
 // http.Transport's DialContext, such as a crawler's own transport.
 func (s *FaultServer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-	default:
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errNotFault}
-	}
-	host, _, err := net.SplitHostPort(addr)
+	host, err := dialHost(network, addr, errNotFault)
 	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+		return nil, err
 	}
 	target := s.ln.Addr().String()
 	f, ok := faultOf(host)

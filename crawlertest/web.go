@@ -260,6 +260,21 @@ func (w *Web) URL(host, page int) string {
 	return canonical(res{host: int32(host), kind: kindPage, n: int32(page)})
 }
 
+// dialHost returns the host of a DialContext's addr, or the error to
+// return: refused for a network other than TCP, or why addr does not split.
+func dialHost(network, addr string, refused error) (string, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return "", &net.OpError{Op: "dial", Net: network, Err: refused}
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	return host, nil
+}
+
 // errRefused is the error of DialContext for addresses outside the web.
 var errRefused = errors.New("crawlertest: refusing to dial an address outside *.crawler.test")
 
@@ -268,14 +283,9 @@ var errRefused = errors.New("crawlertest: refusing to dial an address outside *.
 // It refuses every other address, so a client using it never leaves
 // loopback. Use it as http.Transport.DialContext.
 func (w *Web) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-	default:
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errRefused}
-	}
-	host, _, err := net.SplitHostPort(addr)
+	host, err := dialHost(network, addr, errRefused)
 	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+		return nil, err
 	}
 	host = strings.TrimSuffix(host, ".")
 	ours := addr == w.addr ||
