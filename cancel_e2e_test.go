@@ -322,6 +322,10 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 	if st.Frontier != c.Frontier.Len() || st.Frontier != len(waiting) || st.Frontier == 0 {
 		t.Errorf("Stats.Frontier %d, Frontier.Len %d, URLs waiting %d: want equal and > 0", st.Frontier, c.Frontier.Len(), len(waiting))
 	}
+	var stopped *crawler.StoppedError
+	if !errors.As(r.err, &stopped) || stopped.Frontier != st.Frontier || stopped.Cause != context.Canceled {
+		t.Errorf("Run = %#v, want a StoppedError with Frontier %d and cause context.Canceled", r.err, st.Frontier)
+	}
 	if len(outAtCancel) < perHost+1 {
 		t.Errorf("only %d URLs were in flight at the cancel, want at least %d", len(outAtCancel), perHost+1)
 	}

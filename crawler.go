@@ -210,7 +210,8 @@ func (c *Crawler) HostStats() []HostStats {
 
 // Run crawls from the seeds until the frontier is exhausted, a budget
 // (MaxPages, MaxBytes) is reached, or ctx is done. It returns nil in the
-// first two cases and the context's cause in the last. Every goroutine it
+// first two cases, and in the last a [*StoppedError] with the context's
+// cause and the number of URLs left. Every goroutine it
 // started has exited when it returns. A seed that is not a valid http(s)
 // URL makes Run return an error before anything is fetched.
 //
@@ -220,10 +221,10 @@ func (c *Crawler) HostStats() []HostStats {
 // running, which see the same ctx and should return promptly. The URLs cut
 // short go back to the frontier unfetched and uncounted, and the links of
 // pages already fetched are pushed, so the Frontier and Seen hold
-// everything discovered. Stats().Frontier is then the number of URLs left,
-// and a later Run on the same Crawler (with no seeds, or the same ones)
-// resumes there: a page is requested again only if its first request was
-// cut short. A Fetcher of your own must return promptly when its ctx is
+// everything discovered. The StoppedError's Frontier, as Stats().Frontier,
+// is the number of URLs left, and a later Run on the same Crawler (with no
+// seeds, or the same ones) resumes there: a page is requested again only
+// if its first request was cut short. A Fetcher of your own must return promptly when its ctx is
 // done, and its idle connections are yours to close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.run(ctx, c.Handler, seeds)
@@ -490,8 +491,27 @@ func (r *run) loop(ctx context.Context) error {
 		apply(<-results)
 	}
 	r.publish(0)
-	return err
+	if err != nil {
+		return &StoppedError{Cause: err, Frontier: r.frontier.Len()}
+	}
+	return nil
 }
+
+// StoppedError is the error of a Run that its context stopped: the
+// context's cause, and what was left for a later Run to resume. It unwraps
+// to the cause, so errors.Is(err, context.Canceled) holds for a cancelled
+// Run.
+type StoppedError struct {
+	Cause    error // context.Cause of Run's ctx
+	Frontier int   // URLs left in the frontier, as Stats().Frontier
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("crawler: stopped with %d URLs left: %v", e.Frontier, e.Cause)
+}
+
+// Unwrap returns the cause.
+func (e *StoppedError) Unwrap() error { return e.Cause }
 
 // checkContent records the content of an HTML page for the duplicate
 // rule of Traps, which may stop the page's path pattern.

@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		if runErr != nil {
-			fmt.Fprintln(stderr, "crawl: interrupted")
+			fmt.Fprintf(stderr, "crawl: interrupted, %d URLs left\n", st.Frontier)
 		}
 		fmt.Fprintln(stderr, "crawl:", st)
 		if len(st.Errors) > 0 {
