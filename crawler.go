@@ -211,9 +211,9 @@ func (c *Crawler) HostStats() []HostStats {
 // Run crawls from the seeds until the frontier is exhausted, a budget
 // (MaxPages, MaxBytes) is reached, or ctx is done. It returns nil in the
 // first two cases, and in the last a [*StoppedError] with the context's
-// cause and the number of URLs left. Every goroutine it
-// started has exited when it returns. A seed that is not a valid http(s)
-// URL makes Run return an error before anything is fetched.
+// cause and the number of URLs left. Every goroutine it started has exited
+// when it returns. A seed that is not a valid http(s) URL makes Run return
+// an error before anything is fetched.
 //
 // When ctx is done, Run stops handing out URLs and aborts the fetches and
 // robots.txt requests in flight through their context, rather than waiting
@@ -224,8 +224,9 @@ func (c *Crawler) HostStats() []HostStats {
 // everything discovered. The StoppedError's Frontier, as Stats().Frontier,
 // is the number of URLs left, and a later Run on the same Crawler (with no
 // seeds, or the same ones) resumes there: a page is requested again only
-// if its first request was cut short. A Fetcher of your own must return promptly when its ctx is
-// done, and its idle connections are yours to close.
+// if its first request was cut short. A Fetcher of your own must return
+// promptly when its ctx is done, and its idle connections are yours to
+// close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.run(ctx, c.Handler, seeds)
 }
@@ -542,7 +543,7 @@ func (r *run) discover(l link, referrer string) {
 		return
 	}
 	if rule := r.traps.admit(l.url, l.host, referrer == ""); rule != "" {
-		r.stats.addTrap(rule)
+		r.stats.addTrap(rule, 1)
 		return
 	}
 	r.hosts[l.host] = struct{}{}

@@ -34,9 +34,9 @@ type Page struct {
 	// Links are the canonical out-links of an HTML page that the crawler
 	// will follow (scope permitting): <a href> and <area href>, resolved
 	// against <base href>, without rel="nofollow" ones, each once, at
-	// most Crawler.MaxLinksPerPage of them. A
-	// Handler may remove links to keep the crawl from following them; a
-	// link it adds must be canonical (see canon.Canonicalizer).
+	// most Crawler.MaxLinksPerPage of them. A Handler may remove links to
+	// keep the crawl from following them; a link it adds must be canonical
+	// (see canon.Canonicalizer).
 	Links []string
 	// Canonical is the page's <link rel="canonical"> target, resolved.
 	Canonical string

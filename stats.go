@@ -189,10 +189,11 @@ var trapRuleNames = [...]string{TrapURLLength, TrapPathDepth, TrapSegmentRepeats
 // maxTrapPatterns bounds Stats.TrapPatterns.
 const maxTrapPatterns = 100
 
-func (c *counters) addTrap(rule string) {
+// addTrap counts n URLs stopped by the trap rule.
+func (c *counters) addTrap(rule string, n int64) {
 	for i, k := range trapRuleNames {
 		if k == rule {
-			c.traps[i].Add(1)
+			c.traps[i].Add(n)
 			return
 		}
 	}

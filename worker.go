@@ -32,7 +32,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		return o
 	}
 	if r.traps.isBlocked(e.URL, e.Host) {
-		r.stats.addTrap(TrapDuplicates)
+		r.stats.addTrap(TrapDuplicates, 1)
 		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
 		r.handle(ctx, pageOf(e, err, time.Now()))
 		return o
@@ -231,8 +231,8 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 		r.stats.linksTruncated.Add(1)
 		r.log.Warn("links cut short", "url", e.URL, "more_than_max_links", ex.tooMany, "token_too_long", ex.tokenTooLong)
 	}
-	for range ex.longHrefs {
-		r.stats.addTrap(TrapURLLength)
+	if ex.longHrefs > 0 {
+		r.stats.addTrap(TrapURLLength, int64(ex.longHrefs))
 	}
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
 	base := u
@@ -256,7 +256,7 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 			r.stats.otherSchemes.Add(1)
 			continue
 		case errors.Is(err, canon.ErrTooLong):
-			r.stats.addTrap(TrapURLLength)
+			r.stats.addTrap(TrapURLLength, 1)
 			continue
 		default:
 			r.stats.badLinks.Add(1)
@@ -328,7 +328,7 @@ func (r *run) addLink(o *outcome, u string, depth, hops int) {
 	fp, host := canon.Fingerprint(u), canon.Host(u)
 	o.linkFPs = append(o.linkFPs, fp)
 	if rule := r.traps.checkURL(u); rule != "" {
-		r.stats.addTrap(rule)
+		r.stats.addTrap(rule, 1)
 		return
 	}
 	if !r.scope.allows(u, host, depth) {
