@@ -112,7 +112,7 @@ type AOPIC struct {
 	inGroup [groups]int   // waiting pages of the hosts in each group
 
 	lambda   float64 // credit of the virtual page lambda
-	lift     float64 // credit lambda gave so far to a page of group 0; one of group k got lift/2^k
+	lift     float64 // credit lambda gave so far to a page of group 0; one of group k got lift·groupRate(k)
 	received float64 // credit received through links by all pages so far, seeds' included
 }
 
@@ -318,7 +318,13 @@ func (a *AOPIC) best() (*aopicHost, float64) {
 // credit returns the credit of waiting page i.
 func (a *AOPIC) credit(i int32) float64 {
 	h := a.hosts[a.pages[i].host]
-	return a.pages[i].credit + h.pot + (a.lift-h.liftMark)*groupRate(h.group)
+	return a.pages[i].credit + h.pot + a.lifted(h)
+}
+
+// lifted returns the credit lambda gave each waiting page of h since h's
+// pot last took its lift in.
+func (a *AOPIC) lifted(h *aopicHost) float64 {
+	return (a.lift - h.liftMark) * groupRate(h.group)
 }
 
 // spreadLambda "crawls" lambda: its credit goes to every waiting page, a
@@ -337,7 +343,7 @@ func (a *AOPIC) spreadLambda() {
 // order of h in its heap stays the same.
 func (a *AOPIC) unweigh(h *aopicHost) {
 	if n := len(h.pages); n > 0 {
-		h.pot += (a.lift - h.liftMark) * groupRate(h.group)
+		h.pot += a.lifted(h)
 		a.inGroup[h.group] -= n
 	}
 	h.liftMark = a.lift
