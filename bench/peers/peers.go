@@ -1,0 +1,87 @@
+// Package peers runs web crawlers side by side on the same synthetic web:
+// ours (package crawler, FIFO and AOPIC), github.com/gocolly/colly/v2,
+// github.com/PuerkitoBio/gocrawl and a minimal reference crawler. Each is
+// configured alike (see Config): the same concurrency, the same HTTP
+// transport, no politeness delay, robots.txt obeyed (but by the reference),
+// depth unlimited, and a budget of page requests.
+//
+// The crawlers only crawl; what they did is counted by the server (see
+// cmd/peerbench).
+package peers
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// UserAgent is the User-Agent every crawler sends; robots.txt groups for
+// "*" apply to it.
+const UserAgent = "peerbench/1.0"
+
+// Config is what every crawler is given.
+type Config struct {
+	// Seeds are the URLs the crawl starts from.
+	Seeds []string
+	// Budget is the number of page requests (robots.txt excluded) after
+	// which the crawler stops asking for more. Crawlers that can only stop
+	// approximately may overshoot by their concurrency.
+	Budget int
+	// Workers is the number of requests in flight at most (where the
+	// crawler lets this be set).
+	Workers int
+	// Transport sends every request; build it with NewTransport.
+	Transport *http.Transport
+}
+
+// Result is what a crawler says it did; the server's counts are the ones
+// reported.
+type Result struct {
+	Fetched int64 // page requests the crawler counted, if it counts them
+}
+
+// A Func crawls from cfg.Seeds until its budget is spent or nothing is left.
+type Func func(ctx context.Context, cfg Config) (Result, error)
+
+// Crawler is a named Func.
+type Crawler struct {
+	Name string
+	Run  Func
+}
+
+// All lists the crawlers, in the order they run.
+func All() []Crawler {
+	return []Crawler{
+		{"ours-fifo", OursFIFO},
+		{"ours-aopic", OursAOPIC},
+		{"reference", Reference},
+	}
+}
+
+// Lookup returns the crawler named name.
+func Lookup(name string) (Crawler, error) {
+	for _, c := range All() {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return Crawler{}, fmt.Errorf("peers: no crawler %q", name)
+}
+
+// NewTransport returns the transport every crawler uses: every connection
+// goes to addr (the web's listener) whatever the URL's host, keep-alive on,
+// idle pools large enough for workers connections, no proxy, no HTTP/2.
+func NewTransport(addr string, workers int) *http.Transport {
+	var d net.Dialer
+	return &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
+		MaxIdleConns:          4 * workers,
+		MaxIdleConnsPerHost:   max(4, workers),
+		IdleConnTimeout:       90 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+	}
+}
