@@ -144,6 +144,17 @@ func (w *Web) robotsRules(h int) bool {
 // robots.txt.
 func (w *Web) disallowed(r res) bool { return r.kind == kindPrivate && w.robotsRules(int(r.host)) }
 
+// RobotsDisallows reports whether the robots.txt that a compliant crawler
+// applies to u's host disallows u, spelled in any way the server accepts
+// ("http://H2.crawler.test/x/../%70rivate/3"): whether requesting u breaks
+// robots.txt. Any path under /private/ counts, 404s included, on hosts
+// that serve the default rules (see the package doc and Behavior). It is
+// false for URLs outside the web.
+func (w *Web) RobotsDisallows(u string) bool {
+	h, p, _, ok := w.g.parseURL(u)
+	return ok && strings.HasPrefix(p, "/private/") && w.robotsRules(h)
+}
+
 // unreachable reports whether a compliant crawler requests nothing on host h
 // but robots.txt, because robots.txt answers 429 or 5xx.
 func (w *Web) unreachable(h int) bool {

@@ -612,3 +612,44 @@ func TestUnreachableSeeds(t *testing.T) {
 		t.Errorf("Depths from %v: %v", seeds, d)
 	}
 }
+
+func TestRobotsDisallows(t *testing.T) {
+	// h0, h1: the default rules; h2: robots.txt answers 404; h3: none
+	// (index ≡ 3 mod 4); h4: 500 (unreachable: nothing may be requested,
+	// but the rules it would impose are unknown, so none are counted).
+	w := newWeb(t, behaving(5, map[int]crawlertest.Behavior{2: {RobotsStatus: 404}, 4: {RobotsStatus: 500}}))
+	c := noFollow(w)
+	for h := range 5 {
+		r := get(t, c, hostURL(h, "/robots.txt"))
+		rules := r.status == 200 && r.body == defaultRobots
+		for _, u := range []string{
+			hostURL(h, "/private/3"),
+			hostURL(h, "/x/../%70rivate/3"),
+			fmt.Sprintf("HTTP://H%d.Crawler.Test:80/private/999999", h),
+			hostURL(h, "/private/3?q=1"),
+		} {
+			if got := w.RobotsDisallows(u); got != rules {
+				t.Errorf("RobotsDisallows(%s) = %v; robots.txt %d %q", u, got, r.status, r.body)
+			}
+		}
+		for _, u := range []string{hostURL(h, "/p/3"), hostURL(h, "/privatex/3"), hostURL(h, "/"), hostURL(h, "/nofollow/1")} {
+			if w.RobotsDisallows(u) {
+				t.Errorf("RobotsDisallows(%s) = true", u)
+			}
+		}
+	}
+	for _, u := range []string{"http://example.com/private/1", "ftp://h0.crawler.test/private/1", "::"} {
+		if w.RobotsDisallows(u) {
+			t.Errorf("RobotsDisallows(%q) = true outside the web", u)
+		}
+	}
+	disallowed := w.Disallowed()
+	if len(disallowed) == 0 {
+		t.Fatal("Disallowed is empty")
+	}
+	for _, u := range disallowed {
+		if !w.RobotsDisallows(u) {
+			t.Errorf("%s is in Disallowed but RobotsDisallows is false", u)
+		}
+	}
+}

@@ -78,6 +78,8 @@
 // nothing; one answering 429 or 5xx makes the host unreachable (nothing on
 // it is requested: [Web.Unreachable]); a PageStatus host's URLs are
 // requested but lead nowhere; throttling and latencies change nothing.
+// [Web.RobotsDisallows] tells whether requesting a URL, in any spelling,
+// breaks the robots.txt that a compliant crawler applies.
 //
 // # Traps
 //
