@@ -1,6 +1,11 @@
 package frontier
 
-import "time"
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"time"
+)
 
 // FIFO is a breadth-first [Frontier]: among the hosts that are ready, it
 // hands out the URL that was pushed first. Its zero value is an empty
@@ -25,54 +30,82 @@ type FIFO struct {
 }
 
 // hostQueue is the state of one host: its URLs in order and its politeness.
+// Waiting entries are kept encoded (see appendEntry), each after the
+// uvarint difference of its sequence number from the previous one's.
 type hostQueue struct {
 	name     string
-	entries  []Entry
-	head     int // entries[head:] are waiting
+	retried  []Entry // given back by Done, by seq: older than every packed entry
+	packed   []byte  // encoded entries, from packed[head:]
+	head     int
+	n        int // entries in packed[head:]
 	inflight int
 	readyAt  time.Time
 	heap     *hostHeap // the heap the host is in, or nil
 	index    int       // its index there
+
+	tailSeq, headSeq uint64 // seq of the entry last pushed, and last popped from packed
+	tailRef, headRef string // their referrers
 }
 
-func (h *hostQueue) len() int { return len(h.entries) - h.head }
+func (h *hostQueue) len() int { return len(h.retried) + h.n }
+
+// first returns the sequence number of the head entry; h must not be empty.
+func (h *hostQueue) first() uint64 {
+	if len(h.retried) > 0 {
+		return h.retried[0].seq
+	}
+	d, _ := binary.Uvarint(h.packed[h.head:])
+	return h.headSeq + d
+}
+
+func (h *hostQueue) push(e Entry) {
+	h.packed = binary.AppendUvarint(h.packed, e.seq-h.tailSeq)
+	h.packed = appendEntry(h.packed, e, h.name, h.tailRef)
+	h.tailSeq, h.tailRef = e.seq, e.Referrer
+	h.n++
+}
 
 func (h *hostQueue) pop() Entry {
-	q := h.entries[h.head]
-	h.entries[h.head] = Entry{}
-	h.head++
-	if h.head == len(h.entries) {
-		h.entries, h.head = h.entries[:0], 0
-	} else if h.head >= 64 && h.head*2 >= len(h.entries) {
-		n := copy(h.entries, h.entries[h.head:])
-		clear(h.entries[n:])
-		h.entries, h.head = h.entries[:n], 0
+	if len(h.retried) > 0 {
+		e := h.retried[0]
+		h.retried = h.retried[1:]
+		if len(h.retried) == 0 {
+			h.retried = nil
+		}
+		e.Importance = 0
+		return e
 	}
-	return q
+	d, k := binary.Uvarint(h.packed[h.head:])
+	e, n := decodeEntry(h.packed[h.head+k:], h.name, h.headRef)
+	e.seq = h.headSeq + d
+	h.headSeq, h.headRef = e.seq, e.Referrer
+	h.head += k + n
+	h.n--
+	switch {
+	case h.n == 0 && cap(h.packed) > 64<<10:
+		h.packed, h.head = nil, 0 // let a drained big queue go
+	case h.n == 0:
+		h.packed, h.head = h.packed[:0], 0
+	case h.head >= 4<<10 && h.head*2 >= len(h.packed):
+		n := copy(h.packed, h.packed[h.head:])
+		h.packed, h.head = h.packed[:n], 0
+	}
+	return e
 }
 
 // putBack returns a handed-out entry to the queue at the place its
-// sequence number gives it, which is at or near the head.
+// sequence number gives it: among the other retried entries, before every
+// packed one.
 func (h *hostQueue) putBack(e Entry) {
-	i := h.head
-	for i < len(h.entries) && h.entries[i].seq < e.seq {
-		i++
-	}
-	if i == h.head && h.head > 0 {
-		h.head--
-		h.entries[h.head] = e
-		return
-	}
-	h.entries = append(h.entries, Entry{})
-	copy(h.entries[i+1:], h.entries[i:])
-	h.entries[i] = e
+	i, _ := slices.BinarySearchFunc(h.retried, e.seq, func(r Entry, seq uint64) int { return cmp.Compare(r.seq, seq) })
+	h.retried = slices.Insert(h.retried, i, e)
 }
 
 // Push adds e at the back of its host's queue.
 func (f *FIFO) Push(e Entry) {
 	h := f.host(e.Host)
 	e.seq = f.seq
-	h.entries = append(h.entries, e)
+	h.push(e)
 	f.seq++
 	f.n++
 	f.schedule(h)

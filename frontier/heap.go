@@ -43,7 +43,7 @@ func (hh *hostHeap) less(a, b *hostQueue) bool {
 	if hh.byReadyAt && !a.readyAt.Equal(b.readyAt) {
 		return a.readyAt.Before(b.readyAt)
 	}
-	return a.entries[a.head].seq < b.entries[b.head].seq
+	return a.first() < b.first()
 }
 
 func (hh *hostHeap) swap(i, j int) {
