@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	crawler v0.0.0
+	github.com/PuerkitoBio/gocrawl v1.1.0
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/gocolly/colly/v2 v2.3.0
 	golang.org/x/net v0.62.0
@@ -11,6 +12,7 @@ require (
 
 require (
 	github.com/PuerkitoBio/goquery v1.11.0 // indirect
+	github.com/PuerkitoBio/purell v1.2.1 // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/antchfx/htmlquery v1.3.5 // indirect
 	github.com/antchfx/xmlquery v1.5.0 // indirect

@@ -59,6 +59,7 @@ func All() []Crawler {
 		{"ours-aopic", OursAOPIC},
 		{"reference", Reference},
 		{"colly", Colly},
+		{"gocrawl", Gocrawl},
 	}
 }
 
