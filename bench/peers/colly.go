@@ -17,7 +17,8 @@ import (
 // every page request and aborts those past cfg.Budget, and the redirect
 // handler counts every redirect colly's http.Client follows (each is one
 // more request, which OnRequest does not see) and stops following past the
-// budget. The server so sees at most cfg.Budget page requests.
+// budget. The server so sees at most cfg.Budget page requests; OnRequest
+// alone let 350 to 375 through for 300 on the 8-host web of the tests.
 //
 // What colly does on its own, and differs from the others:
 //   - Async mode starts a goroutine for every URL it accepts (Visit); the
@@ -25,13 +26,14 @@ import (
 //     is goroutines, in no order but the runtime's.
 //   - It deduplicates by the WHATWG serialization of the URL, fragment
 //     included: "/p/5", "/p/5#top" and "/p/%35" are three URLs to it.
-//   - It follows redirects inside the request (10 at most) and checks the
-//     redirect targets against the seen-set but not against robots.txt.
+//   - It follows redirects inside the request, 10 at most (so not to the
+//     end of the web's 12-hop chains), and checks the redirect targets
+//     against the seen-set but not against robots.txt.
 //   - It fetches robots.txt synchronously in Visit, outside the LimitRule,
 //     without ctx, and without coalescing: several goroutines meeting a
-//     new host at once each fetch its robots.txt. It matches groups by
-//     prefix of the User-Agent, lower-cased ("peerbench/1.0" falls back
-//     to "*" here).
+//     new host at once each fetch its robots.txt (about 20 fetches for 8
+//     hosts in the tests). It matches groups by prefix of the User-Agent,
+//     lower-cased ("peerbench/1.0" falls back to "*" here).
 func Colly(ctx context.Context, cfg Config) (Result, error) {
 	c := colly.NewCollector(
 		colly.Async(true),
