@@ -11,6 +11,7 @@ package peers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -57,6 +58,8 @@ func All() []Crawler {
 		{"ours-fifo", OursFIFO},
 		{"ours-aopic", OursAOPIC},
 		{"reference", Reference},
+		{"colly", Colly},
+		{"gocrawl", Gocrawl},
 	}
 }
 
@@ -85,3 +88,10 @@ func NewTransport(addr string, workers int) *http.Transport {
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
 }
+
+// errBudget refuses a request past Config.Budget, in the adapters that
+// enforce the budget themselves.
+var errBudget = errors.New("peers: budget spent")
+
+// isRobotsPath reports whether a URL path is robots.txt's.
+func isRobotsPath(p string) bool { return p == "/robots.txt" }
