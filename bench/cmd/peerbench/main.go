@@ -26,7 +26,9 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,12 +53,13 @@ func main() {
 		hosts    = flag.Int("hosts", 200, "hosts of the web")
 		perHost  = flag.Int("pages-per-host", 500, "HTML pages per host")
 		pageSize = flag.Int("page-bytes", 20<<10, "approximate size of a page")
+		profile  = flag.String("profile", "", "write each crawl's CPU and allocation profiles (pprof) to this directory")
 		traps    = flag.Int("traps", 10, "trap hosts among them (calendar, session ids, deep paths, link farm, soft 404, in turn)")
 	)
 	flag.Parse()
 	log.SetFlags(0)
 	if *child != "" {
-		runChild(*child, *addr, *seed, *budget, *workers)
+		runChild(*child, *addr, *seed, *budget, *workers, *profile)
 		return
 	}
 	list := crawlerNames()
@@ -83,7 +86,7 @@ func main() {
 		*hosts, *perHost, *pageSize>>10, *traps, *workers, *runs, runtime.Version(), runtime.NumCPU(), time.Now().Format(time.DateOnly))
 	for _, c := range cs {
 		cfg.Latency = c.latency
-		results := runCase(cfg, c, list, *runs, *workers)
+		results := runCase(cfg, c, list, *runs, *workers, *profile)
 		printTable(os.Stdout, c, list, results)
 	}
 }
@@ -152,20 +155,54 @@ type childResult struct {
 	Err     string
 }
 
-func runChild(name, addr, seed string, budget, workers int) {
+func runChild(name, addr, seed string, budget, workers int, profile string) {
 	c, err := peers.Lookup(name)
 	if err != nil {
 		log.Fatal(err)
 	}
 	cfg := peers.Config{Seeds: []string{seed}, Budget: budget, Workers: workers, Transport: peers.NewTransport(addr, workers)}
+	var stopProfile func()
+	if profile != "" {
+		stopProfile = startProfile(filepath.Join(profile, fmt.Sprintf("%s-%d", name, budget)))
+	}
 	start := time.Now()
 	res, err := c.Run(context.Background(), cfg)
 	out := childResult{Elapsed: time.Since(start), Fetched: res.Fetched, PeakRSS: peakRSS()}
+	if stopProfile != nil {
+		stopProfile()
+	}
 	if err != nil {
 		out.Err = err.Error()
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// startProfile starts a CPU profile written to prefix.cpu.pprof; the
+// function it returns stops it and writes the allocations so far to
+// prefix.alloc.pprof.
+func startProfile(prefix string) (stop func()) {
+	cpu, err := os.Create(prefix + ".cpu.pprof")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		log.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := cpu.Close(); err != nil {
+			log.Fatal(err)
+		}
+		alloc, err := os.Create(prefix + ".alloc.pprof")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer alloc.Close()
+		if err := pprof.Lookup("allocs").WriteTo(alloc, 0); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 
@@ -202,7 +239,7 @@ func (m measurement) cpuPerPage() float64 {
 func (m measurement) yield() float64 { return float64(m.uniqueGood) / float64(max(m.requests, 1)) }
 
 // runCase serves the web of cfg and crawls it runs times with each crawler.
-func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers int) map[string][]measurement {
+func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers int, profile string) map[string][]measurement {
 	w := crawlertest.NewWeb(cfg)
 	defer w.Close()
 	good := map[string]bool{}
@@ -213,7 +250,7 @@ func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers 
 	for run := range runs {
 		for _, name := range names {
 			w.ResetCounts()
-			m := crawlChild(w, name, c.budget, workers)
+			m := crawlChild(w, name, c.budget, workers, profile)
 			for u, n := range w.RequestCounts() {
 				if good[u] {
 					m.uniqueGood++
@@ -237,13 +274,13 @@ func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers 
 }
 
 // crawlChild runs crawler name in a child process against w.
-func crawlChild(w *crawlertest.Web, name string, budget, workers int) measurement {
+func crawlChild(w *crawlertest.Web, name string, budget, workers int, profile string) measurement {
 	self, err := os.Executable()
 	if err != nil {
 		log.Fatal(err)
 	}
 	cmd := exec.Command(self, "-child", name, "-addr", w.Addr(), "-seed", w.Seeds()[0],
-		"-budget", strconv.Itoa(budget), "-workers", strconv.Itoa(workers))
+		"-budget", strconv.Itoa(budget), "-workers", strconv.Itoa(workers), "-profile", profile)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = io.Discard // peers log freely
