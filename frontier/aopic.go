@@ -83,12 +83,13 @@ func groupRate(k int) float64 {
 // lambda's spread being O(g): hosts of one group are lifted at one rate,
 // so their order stays, and a host takes its lift in when its number of
 // waiting pages changes; Done is O((l+1)(log n + log h)) for l links.
-// Memory, beyond the entries' strings: about 190 bytes per waiting page (a
-// 48-byte record, its map entry, its Entry and its place in its host's
-// heap); a fetched page keeps its record, its map entry and its URL string,
-// about 75 bytes, and its Entry's slot is reused by later pushes. With 1M
-// URLs on 1000 hosts, BenchmarkMemory measures 228 bytes per URL with
-// their strings, against FIFO's 139. Add one queue per host ever seen.
+// Memory, beyond the entries' strings: about 145 bytes per waiting page (a
+// 48-byte record, its map entry, a 48-byte slot for what the Entry holds
+// beyond the record, and its place in its host's heap); a fetched page
+// keeps its record, its map entry and its URL string, about 75 bytes, and
+// its slot is reused by later pushes. With 1M URLs on 1000 hosts,
+// BenchmarkMemory measures 184 bytes per URL with their strings, against
+// FIFO's 29. Add one queue per host ever seen.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). Zero means 1.
@@ -99,7 +100,7 @@ type AOPIC struct {
 
 	pages   []page           // every page ever pushed, in order of Push
 	byFP    map[uint64]int32 // index into pages
-	entries []Entry          // entries of pages not yet fetched, by page.slot
+	entries []slotEntry      // entries of pages not yet fetched, by page.slot
 	free    []int32          // unused slots of entries
 	hosts   []*aopicHost
 	byName  map[string]int32 // index into hosts
@@ -114,6 +115,14 @@ type AOPIC struct {
 	lambda   float64 // credit of the virtual page lambda
 	lift     float64 // credit lambda gave so far to a page of group 0; one of group k got lift·groupRate(k)
 	received float64 // credit received through links by all pages so far, seeds' included
+}
+
+// slotEntry is what an Entry of a page not yet fetched holds beyond the
+// page's record (URL) and host (Host): half the memory of an Entry.
+type slotEntry struct {
+	fp                 uint64
+	referrer           string
+	depth, hops, tries int
 }
 
 // page is the compact record of one known page. While the page waits, its
@@ -135,6 +144,7 @@ func (p *page) fetched() bool { return p.slot < 0 }
 // aopicHost is the state of one host: a max-heap of its waiting pages and
 // its politeness.
 type aopicHost struct {
+	name     string
 	pages    []int32 // indexes into AOPIC.pages, best first
 	inflight int
 	pot      float64 // credit per waiting page passed on by the host's fetched pages, and lambda's lift until liftMark
@@ -170,7 +180,7 @@ func (a *AOPIC) Push(e Entry) {
 	hi, ok := a.byName[e.Host]
 	if !ok {
 		hi = int32(len(a.hosts))
-		a.hosts = append(a.hosts, &aopicHost{index: -1})
+		a.hosts = append(a.hosts, &aopicHost{name: e.Host, index: -1})
 		a.byName[e.Host] = hi
 	}
 	var credit float64
@@ -213,7 +223,8 @@ func (a *AOPIC) Next(now time.Time) (Entry, bool, time.Time) {
 	a.n--
 	h.inflight++
 	a.schedule(h)
-	e := a.entries[p.slot]
+	se := a.entries[p.slot]
+	e := Entry{URL: p.url, FP: se.fp, Host: h.name, Depth: se.depth, Hops: se.hops, Referrer: se.referrer, Tries: se.tries}
 	if a.received > 0 {
 		e.Importance = p.history / a.received
 	}
@@ -241,7 +252,7 @@ func (a *AOPIC) Done(e Entry, r Result) {
 		h.readyAt = r.Next
 	}
 	if r.Retry {
-		a.entries[p.slot] = e
+		a.entries[p.slot] = slotOf(e)
 		a.enqueue(i, p.credit, p.history)
 	} else {
 		a.spend(i, r.Links)
@@ -255,7 +266,7 @@ func (a *AOPIC) spend(i int32, links []uint64) {
 	p := &a.pages[i]
 	c := p.credit
 	p.credit = 0
-	a.entries[p.slot] = Entry{}
+	a.entries[p.slot] = slotEntry{}
 	a.free = append(a.free, p.slot)
 	p.slot = -1
 	tax := a.Tax
@@ -463,15 +474,18 @@ func (a *AOPIC) Top(n int) []Ranked {
 
 // store keeps e in a free slot of a.entries and returns the slot.
 func (a *AOPIC) store(e Entry) int32 {
-	e.Importance = 0
 	if k := len(a.free); k > 0 {
 		slot := a.free[k-1]
 		a.free = a.free[:k-1]
-		a.entries[slot] = e
+		a.entries[slot] = slotOf(e)
 		return slot
 	}
-	a.entries = append(a.entries, e)
+	a.entries = append(a.entries, slotOf(e))
 	return int32(len(a.entries) - 1)
+}
+
+func slotOf(e Entry) slotEntry {
+	return slotEntry{fp: e.FP, referrer: e.Referrer, depth: e.Depth, hops: e.Hops, tries: e.Tries}
 }
 
 // enqueue puts page i in its host's queue with the given credit and

@@ -16,7 +16,10 @@ import (
 // the age of their oldest URL, and those waiting for their politeness
 // delay, ordered by the time they become ready. Push, Next and Done cost
 // O(log h) for h hosts with queued URLs. Memory: one queue per host ever
-// seen (about 100 bytes plus its URLs) and the entries themselves.
+// seen (about 150 bytes) and the waiting entries, encoded: about 10 bytes
+// plus the URL without its scheme and host, and the referrer when it
+// changes (BenchmarkMemory: 29 bytes per URL at 1M URLs, against 139 for
+// Entry values and their strings).
 type FIFO struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). Zero means 1.
