@@ -9,7 +9,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	entries := []Entry{
 		{URL: "http://a.com/x?y", Host: "a.com", FP: 1, Depth: 3, Hops: 1, Referrer: "http://b.com/"},
 		{URL: "https://a.com", Host: "a.com", FP: math.MaxUint64, Referrer: "http://b.com/"},
-		{URL: "http://a.com:8080/", Host: "a.com", Tries: 2},              // a port: not the origin
+		{URL: "http://a.com:8080/", Host: "a.com", Tries: 2},             // a port: not the origin
 		{URL: "http://a.community/", Host: "a.com", Depth: -1, Hops: -5}, // a longer host
 		{URL: "ftp://a.com/", Host: "a.com", Referrer: "x"},
 		{URL: "http://a.com#f", Host: "a.com", Depth: math.MaxInt, Hops: math.MinInt},
