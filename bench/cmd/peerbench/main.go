@@ -229,6 +229,7 @@ type measurement struct {
 	requests, robots, uniqueGood, duplicates, violations, traps int
 	elapsed, cpu                                                time.Duration
 	peakRSS                                                     int64 // bytes
+	round                                                       int
 	err                                                         string
 }
 
@@ -251,6 +252,7 @@ func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers 
 		for _, name := range names {
 			w.ResetCounts()
 			m := crawlChild(w, name, c.budget, workers, profile)
+			m.round = run
 			for u, n := range w.RequestCounts() {
 				if good[u] {
 					m.uniqueGood++
@@ -305,6 +307,10 @@ func printTable(out io.Writer, c benchCase, names []string, results map[string][
 	fmt.Fprintf(out, "\n%s (medians of %d runs)\n\n", c, len(results[names[0]]))
 	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', 0)
 	head := "| crawler\t| pages/s\t| CPU ms/page\t| peak RSS MB\t| requests\t| unique good\t| yield\t| duplicates\t| robots violations\t| trap requests\t| robots.txt requests\t"
+	ref, haveRef := results["reference"]
+	if haveRef {
+		head += "| ÷ reference\t"
+	}
 	if c.latency > 0 {
 		head += "| in flight\t"
 	}
@@ -333,6 +339,11 @@ func printTable(out io.Writer, c benchCase, names []string, results map[string][
 			med(func(m measurement) float64 { return float64(m.violations) }),
 			med(func(m measurement) float64 { return float64(m.traps) }),
 			med(func(m measurement) float64 { return float64(m.robots) }))
+		if haveRef {
+			// The machine's speed drifts from run to run: compare pages/s
+			// with the reference's of the same round, then take the median.
+			line += fmt.Sprintf("| %.2f\t", med(func(m measurement) float64 { return m.pagesPerSec() / ref[m.round].pagesPerSec() }))
+		}
 		if c.latency > 0 {
 			// Little's law: requests in flight = throughput × time in the server.
 			line += fmt.Sprintf("| %.1f\t", med(func(m measurement) float64 { return m.pagesPerSec() * c.latency.Seconds() }))
