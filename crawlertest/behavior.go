@@ -152,7 +152,13 @@ func (w *Web) disallowed(r res) bool { return r.kind == kindPrivate && w.robotsR
 // false for URLs outside the web.
 func (w *Web) RobotsDisallows(u string) bool {
 	h, p, _, ok := w.g.parseURL(u)
-	return ok && strings.HasPrefix(p, "/private/") && w.robotsRules(h)
+	return ok && w.robotsBlock(h, p)
+}
+
+// robotsBlock reports whether the robots.txt rules a compliant crawler
+// applies to host h disallow the decoded, dot-segment-free path p.
+func (w *Web) robotsBlock(h int, p string) bool {
+	return strings.HasPrefix(p, disallowedPrefix) && w.robotsRules(h)
 }
 
 // unreachable reports whether a compliant crawler requests nothing on host h

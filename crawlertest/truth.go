@@ -2,7 +2,6 @@ package crawlertest
 
 import (
 	"slices"
-	"strings"
 )
 
 // crawl is the result of the reference traversal behind Depths and
@@ -70,7 +69,7 @@ func (w *Web) truth(seeds []string) crawl {
 			c.unreach[canonicalString(h, p, q)] = struct{}{}
 			continue
 		}
-		if w.robotsRules(h) && strings.HasPrefix(p, "/private/") {
+		if w.robotsBlock(h, p) {
 			continue // never requested, but not linked either
 		}
 		if r, ok := w.g.route(h, p); ok && q == "" {

@@ -353,9 +353,12 @@ func (w *Web) ResetCounts() {
 	w.resetLog()
 }
 
+// disallowedPrefix is the path prefix that robotsBody disallows.
+const disallowedPrefix = "/private/"
+
 // Bodies that do not depend on the URL.
 const (
-	robotsBody   = "User-agent: *\nDisallow: /private/\n"
+	robotsBody   = "User-agent: *\nDisallow: " + disallowedPrefix + "\n"
 	notFoundBody = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Not found</title>\n</head>\n<body>\n<h1>404 Not found</h1>\n<p>There is no page here.</p>\n</body>\n</html>\n"
 	notFoundText = "404 page not found\n"
 )
