@@ -45,9 +45,6 @@ const (
 	DefaultMaxRedirects = 10
 	// DefaultMaxLinksPerPage is the most links taken from one page.
 	DefaultMaxLinksPerPage = 20000
-	// DefaultMaxHTMLTokenBytes bounds one HTML token during link
-	// extraction: a tag with its attributes, a comment, a run of text.
-	DefaultMaxHTMLTokenBytes = 1 << 20
 	// robotsMaxBytes is how much of a robots.txt is read (RFC 9309 asks
 	// for at least 500 KiB).
 	robotsMaxBytes = 512 << 10
@@ -174,13 +171,6 @@ type Crawler struct {
 	// Stats.LinksTruncated. 0 means DefaultMaxLinksPerPage; negative, no
 	// bound but the body's.
 	MaxLinksPerPage int
-	// MaxHTMLTokenBytes bounds the bytes link extraction holds for one
-	// HTML token (a tag with its attributes, a comment, a run of text or
-	// script), a cost otherwise up to several times the body's. A page
-	// with a longer token keeps the links before it only, and counts in
-	// Stats.LinksTruncated. 0 means DefaultMaxHTMLTokenBytes; negative, no
-	// bound but the body's.
-	MaxHTMLTokenBytes int
 
 	running     atomic.Bool
 	stats       atomic.Pointer[counters]
@@ -339,10 +329,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	r.maxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
 	r.maxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
-	r.linkLimits = linkLimits{
-		links:      orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage),
-		tokenBytes: orDefault(c.MaxHTMLTokenBytes, DefaultMaxHTMLTokenBytes),
-	}
+	r.linkLimits = linkLimits{links: orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage)}
 	if c.MaxRate > 0 {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}

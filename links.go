@@ -2,14 +2,12 @@ package crawler
 
 import (
 	"bytes"
-	"errors"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/zeebo/xxh3"
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 
 	"crawler/canon"
 )
@@ -21,57 +19,48 @@ const maxHrefBytes = 4 * canon.MaxLength
 // linkLimits bound what link extraction takes from one page, so that a
 // hostile page costs memory in proportion to its (capped) body at most.
 type linkLimits struct {
-	links      int // hrefs kept; <= 0: no bound
-	tokenBytes int // bytes buffered for one token (html.Tokenizer.SetMaxBuf); <= 0: no bound
+	links int // hrefs kept; <= 0: no bound
 }
 
 // extracted is what link extraction finds in one HTML document. Strings are
 // raw attribute values, not yet resolved.
 type extracted struct {
-	hrefs        []string // hrefs of <a> and <area>, in document order
-	base         string   // the first <base href>
-	canonical    string   // <link rel="canonical" href>
-	noFollow     bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
-	noIndex      bool     // <meta name="robots"> (or name=agent) says noindex (or none)
-	content      uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
-	tooMany      bool     // hrefs past linkLimits.links were dropped
-	tokenTooLong bool     // a token over linkLimits.tokenBytes ended extraction there
-	longHrefs    int      // hrefs over maxHrefBytes, dropped unread
+	hrefs     []string // hrefs of <a> and <area>, in document order
+	base      string   // the first <base href>
+	canonical string   // <link rel="canonical" href>
+	noFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
+	noIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
+	content   uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
+	tooMany   bool     // hrefs past linkLimits.links were dropped
+	longHrefs int      // hrefs over maxHrefBytes, dropped unread
 }
 
-// extractLinks tokenizes an HTML body (never building a DOM) and collects
-// its links and the directives that govern them, within lim. Links marked
+// extractLinks reads an HTML body (never building a DOM) and collects its
+// links and the directives that govern them, within lim. Links marked
 // rel="nofollow" are dropped unless keepNoFollow is set. Robots meta tags
 // are read for name="robots" and for name=agent, the crawler's product
-// token (as name="googlebot" speaks to one crawler).
+// token (as name="googlebot" speaks to one crawler). The body is read in
+// place by an htmlScanner, which finds what x/net/html's Tokenizer finds.
 func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) extracted {
 	var ex extracted
 	content := xxh3.New()
-	z := html.NewTokenizer(bytes.NewReader(body))
-	z.SetMaxBuf(max(lim.tokenBytes, 0))
+	s := htmlScanner{b: body}
+	var name []byte // the tag's name as the Tokenizer gives it
 	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			ex.tokenTooLong = errors.Is(z.Err(), html.ErrBufferExceeded)
+		switch s.next() {
+		case htmlEnd:
 			ex.content = content.Sum64()
 			return ex
-		case html.TextToken:
-			content.Write(z.Raw())
-			continue
-		case html.StartTagToken, html.SelfClosingTagToken:
-		default:
+		case htmlText:
+			content.Write(s.text)
 			continue
 		}
-		name, hasAttr := z.TagName()
+		name = tagName(name[:0], s.name)
 		content.Write(name)
 		content.WriteString(">")
-		if !hasAttr {
-			continue
-		}
-		switch atom.Lookup(name) {
-		case atom.A, atom.Area:
-			href, rel, ok := attrs(z, "href", "rel")
+		switch string(name) {
+		case "a", "area":
+			href, rel, ok := decodedAttrs(&s, "href", "rel")
 			if !ok {
 				continue
 			}
@@ -88,16 +77,16 @@ func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) 
 			default:
 				ex.hrefs = append(ex.hrefs, string(href))
 			}
-		case atom.Base:
-			if href, _, ok := attrs(z, "href", ""); ok && ex.base == "" && len(href) <= maxHrefBytes {
+		case "base":
+			if href, _, ok := decodedAttrs(&s, "href", ""); ok && ex.base == "" && len(href) <= maxHrefBytes {
 				ex.base = string(href)
 			}
-		case atom.Link:
-			if href, rel, ok := attrs(z, "href", "rel"); ok && ex.canonical == "" && len(href) <= maxHrefBytes && hasToken(string(rel), "canonical") {
+		case "link":
+			if href, rel, ok := decodedAttrs(&s, "href", "rel"); ok && ex.canonical == "" && len(href) <= maxHrefBytes && hasToken(string(rel), "canonical") {
 				ex.canonical = string(href)
 			}
-		case atom.Meta:
-			name, content, _ := attrs(z, "name", "content")
+		case "meta":
+			name, content, _ := decodedAttrs(&s, "name", "content")
 			name = bytes.TrimSpace(name)
 			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
 				noIndex, noFollow := robotsDirectives(string(content))
@@ -105,6 +94,48 @@ func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) 
 			}
 		}
 	}
+}
+
+// tagName appends to dst a tag's name as x/net/html's Tokenizer gives it:
+// in lower case (ASCII), a NUL made U+FFFD.
+func tagName(dst, raw []byte) []byte {
+	for _, c := range raw {
+		switch {
+		case c == 0:
+			dst = append(dst, "\uFFFD"...)
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// decodedAttrs returns the values of the scanner's current tag's
+// attributes key1 and key2 (key2 may be ""), decoded, and whether key1 is
+// there. A value with a character reference, a carriage return or a NUL
+// is decoded by x/net/html's Tokenizer, reading the tag alone.
+func decodedAttrs(s *htmlScanner, key1, key2 string) (v1, v2 []byte, ok bool) {
+	v1, v2, ok = s.attrs(key1, key2)
+	if needsDecoding(v1) || needsDecoding(v2) {
+		z := html.NewTokenizer(bytes.NewReader(s.tag))
+		z.Next()
+		return attrs(z, key1, key2)
+	}
+	return v1, v2, ok
+}
+
+// needsDecoding reports whether an attribute's raw value differs from its
+// value: it holds a character reference, a carriage return (a newline) or
+// a NUL (U+FFFD).
+func needsDecoding(v []byte) bool {
+	for _, c := range v {
+		if c == '&' || c == '\r' || c == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // robotsDirectives reads a robots meta tag's content or an X-Robots-Tag
@@ -145,9 +176,9 @@ func valuedDirective(name string) bool {
 	return false
 }
 
-// attrs reads the remaining attributes of the current tag and returns the
-// values of the two named ones (key2 may be ""), which stay valid until
-// the tokenizer's next Next. ok reports whether key1 was present.
+// attrs reads the remaining attributes of the tokenizer's current tag and
+// returns the values of the two named ones (key2 may be ""), which stay
+// valid until its next Next. ok reports whether key1 was present.
 func attrs(z *html.Tokenizer, key1, key2 string) (v1, v2 []byte, ok bool) {
 	for {
 		k, v, more := z.TagAttr()

@@ -54,35 +54,31 @@ func TestExtractLinks(t *testing.T) {
 }
 
 // defaultLimits are the link limits of a Crawler's zero fields.
-var defaultLimits = linkLimits{links: DefaultMaxLinksPerPage, tokenBytes: DefaultMaxHTMLTokenBytes}
+var defaultLimits = linkLimits{links: DefaultMaxLinksPerPage}
 
 func TestExtractLinksBounded(t *testing.T) {
 	page := []byte(strings.Repeat(`<a href="/x">`, DefaultMaxLinksPerPage+100))
 	ex := extractLinks(page, false, "crawler", defaultLimits)
-	if len(ex.hrefs) != DefaultMaxLinksPerPage || !ex.tooMany || ex.tokenTooLong {
-		t.Errorf("kept %d links (more dropped: %v, token too long: %v), want the cap %d and more dropped",
-			len(ex.hrefs), ex.tooMany, ex.tokenTooLong, DefaultMaxLinksPerPage)
+	if len(ex.hrefs) != DefaultMaxLinksPerPage || !ex.tooMany {
+		t.Errorf("kept %d links (more dropped: %v), want the cap %d and more dropped",
+			len(ex.hrefs), ex.tooMany, DefaultMaxLinksPerPage)
 	}
 	if ex := extractLinks(page, false, "crawler", linkLimits{}); len(ex.hrefs) != DefaultMaxLinksPerPage+100 || ex.tooMany {
 		t.Errorf("without limits: kept %d links (more dropped: %v), want all %d", len(ex.hrefs), ex.tooMany, DefaultMaxLinksPerPage+100)
 	}
 
-	// A token over the buffer bound ends extraction: the links before it
-	// are kept, those after it lost.
-	for _, long := range []string{
-		`<img alt="` + strings.Repeat("x", 2000) + `">`,
-		`<p` + strings.Repeat(" x", 1000) + `>`,
-		`<!--` + strings.Repeat("-", 2000) + `-->`,
-		`<script>` + strings.Repeat("x", 2000) + `</script>`,
-		strings.Repeat("text ", 400),
+	// A long token costs its bytes only: the links after it are found.
+	for _, long := range []struct{ token, href string }{
+		{`<img alt="` + strings.Repeat("x", 1<<20) + `">`, ""},
+		{`<a` + strings.Repeat(" x", 1<<19) + ` href="/in">`, "/in"},
+		{`<!--` + strings.Repeat("-", 1<<20) + `-->`, ""},
+		{`<script>` + strings.Repeat("x", 1<<20) + `</script>`, ""},
+		{strings.Repeat("text ", 1<<18), ""},
 	} {
-		page := []byte(`<a href="/before">` + long + `<a href="/after">`)
-		ex := extractLinks(page, false, "crawler", linkLimits{tokenBytes: 1000})
-		if !slices.Equal(ex.hrefs, []string{"/before"}) || !ex.tokenTooLong {
-			t.Errorf("token of %d bytes, bound 1000: hrefs %q, token too long %v; want [/before], true", len(long), ex.hrefs, ex.tokenTooLong)
-		}
-		if ex := extractLinks(page, false, "crawler", defaultLimits); len(ex.hrefs) != 2 || ex.tokenTooLong {
-			t.Errorf("token of %d bytes, default bound: hrefs %q, want both", len(long), ex.hrefs)
+		page := []byte(`<a href="/before">` + long.token + `<a href="/after">`)
+		want := slices.DeleteFunc([]string{"/before", long.href, "/after"}, func(h string) bool { return h == "" })
+		if ex := extractLinks(page, false, "crawler", defaultLimits); !slices.Equal(ex.hrefs, want) {
+			t.Errorf("a token of %d bytes: hrefs %q, want %q", len(long.token), ex.hrefs, want)
 		}
 	}
 

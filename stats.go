@@ -90,7 +90,7 @@ type Stats struct {
 	OutOfScope       int64            // links dropped by Scope (hosts, depth, predicate)
 	BadLinks         int64            // links that were not valid URLs (a bad host, port or IPv6 literal)
 	OtherSchemes     int64            // links with a scheme other than http(s) (mailto:, javascript:, ftp:, ...), not followed
-	LinksTruncated   int64            // HTML pages whose links were cut short: more than MaxLinksPerPage, or a token over MaxHTMLTokenBytes
+	LinksTruncated   int64            // HTML pages whose links were cut short: more than MaxLinksPerPage
 	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had

@@ -227,9 +227,9 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 		return 0, false
 	}
 	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.linkLimits)
-	if ex.tooMany || ex.tokenTooLong {
+	if ex.tooMany {
 		r.stats.linksTruncated.Add(1)
-		r.log.Warn("links cut short", "url", e.URL, "more_than_max_links", ex.tooMany, "token_too_long", ex.tokenTooLong)
+		r.log.Warn("links cut short", "url", e.URL, "max_links", r.linkLimits.links)
 	}
 	if ex.longHrefs > 0 {
 		r.stats.addTrap(TrapURLLength, int64(ex.longHrefs))
