@@ -75,14 +75,17 @@ func Lookup(name string) (Crawler, error) {
 
 // NewTransport returns the transport every crawler uses: every connection
 // goes to addr (the web's listener) whatever the URL's host, keep-alive on,
-// idle pools large enough for workers connections, no proxy, no HTTP/2.
+// idle pools large enough for workers connections to each host and for
+// every host of the web (as crawler.NewTransport's 1024: with 4·workers,
+// 128, a crawl over 200 hosts closed and dialed connections all along),
+// no proxy, no HTTP/2.
 func NewTransport(addr string, workers int) *http.Transport {
 	var d net.Dialer
 	return &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return d.DialContext(ctx, network, addr)
 		},
-		MaxIdleConns:          4 * workers,
+		MaxIdleConns:          max(1024, 4*workers),
 		MaxIdleConnsPerHost:   max(4, workers),
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
