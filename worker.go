@@ -319,6 +319,7 @@ func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 		return
 	}
 	o.linkFPs = make([]uint64, 0, len(p.Links))
+	o.links = make([]link, 0, len(p.Links))
 	for _, l := range p.Links {
 		r.addLink(o, l, e.Depth+1, 0)
 	}
