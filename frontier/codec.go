@@ -31,13 +31,8 @@ const (
 // appendEntry appends e, of host host, encoded to dst. prevRef is the
 // Referrer of the entry decoded just before this one ("" if none).
 func appendEntry(dst []byte, e Entry, host, prevRef string) []byte {
-	form, rest := urlFull, e.URL
-	if r, ok := cutOrigin(e.URL, "http://", host); ok {
-		form, rest = urlHTTP, r
-	} else if r, ok := cutOrigin(e.URL, "https://", host); ok {
-		form, rest = urlHTTPS, r
-	}
-	flags := byte(form)
+	form, rest := cutURL(e.URL, host)
+	flags := form
 	if e.Referrer == prevRef {
 		flags |= refSame
 	}
@@ -65,14 +60,7 @@ func decodeEntry(src []byte, host, prevRef string) (e Entry, n int) {
 	e.Tries, n = varint(src, n)
 	var rest []byte
 	rest, n = bytesAt(src, n)
-	switch flags & urlMask {
-	case urlHTTP:
-		e.URL = concat("http://", host, rest)
-	case urlHTTPS:
-		e.URL = concat("https://", host, rest)
-	default:
-		e.URL = string(rest)
-	}
+	e.URL = joinURL(flags&urlMask, host, rest)
 	e.Host = host
 	if flags&refSame != 0 {
 		e.Referrer = prevRef
@@ -82,6 +70,18 @@ func decodeEntry(src []byte, host, prevRef string) (e Entry, n int) {
 		e.Referrer = string(ref)
 	}
 	return e, n
+}
+
+// cutURL returns the form in which u is kept for host, and the bytes kept:
+// u without "http://"+host or "https://"+host if it starts so.
+func cutURL(u, host string) (form byte, rest string) {
+	if r, ok := cutOrigin(u, "http://", host); ok {
+		return urlHTTP, r
+	}
+	if r, ok := cutOrigin(u, "https://", host); ok {
+		return urlHTTPS, r
+	}
+	return urlFull, u
 }
 
 // cutOrigin returns u without scheme+host if it starts with them and goes
@@ -100,13 +100,45 @@ func cutOrigin(u, scheme, host string) (rest string, ok bool) {
 	return r, true
 }
 
-func concat(scheme, host string, rest []byte) string {
+// joinURL returns the URL that cutURL kept for host as form and rest.
+func joinURL(form byte, host string, rest []byte) string {
+	if formScheme(form) == "" {
+		return string(rest)
+	}
 	var b strings.Builder
-	b.Grow(len(scheme) + len(host) + len(rest))
-	b.WriteString(scheme)
-	b.WriteString(host)
-	b.Write(rest)
+	b.Grow(joinedLen(form, host, rest))
+	writeURL(&b, form, host, rest)
 	return b.String()
+}
+
+// joinedLen returns the length of the URL that cutURL kept for host as
+// form and rest.
+func joinedLen(form byte, host string, rest []byte) int {
+	if s := formScheme(form); s != "" {
+		return len(s) + len(host) + len(rest)
+	}
+	return len(rest)
+}
+
+// writeURL writes the URL that cutURL kept for host as form and rest to b.
+func writeURL(b *strings.Builder, form byte, host string, rest []byte) {
+	if s := formScheme(form); s != "" {
+		b.WriteString(s)
+		b.WriteString(host)
+	}
+	b.Write(rest)
+}
+
+// formScheme returns the scheme that form took off a URL with its host: "" if
+// it took nothing.
+func formScheme(form byte) string {
+	switch form & urlMask {
+	case urlHTTP:
+		return "http://"
+	case urlHTTPS:
+		return "https://"
+	}
+	return ""
 }
 
 func appendString(dst []byte, s string) []byte {
