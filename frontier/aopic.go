@@ -1,9 +1,11 @@
 package frontier
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -83,13 +85,14 @@ func groupRate(k int) float64 {
 // lambda's spread being O(g): hosts of one group are lifted at one rate,
 // so their order stays, and a host takes its lift in when its number of
 // waiting pages changes; Done is O((l+1)(log n + log h)) for l links.
-// Memory, beyond the entries' strings: about 145 bytes per waiting page (a
-// 48-byte record, its map entry, a 48-byte slot for what the Entry holds
-// beyond the record, and its place in its host's heap); a fetched page
-// keeps its record, its map entry and its URL string, about 75 bytes, and
-// its slot is reused by later pushes. With 1M URLs on 1000 hosts,
-// BenchmarkMemory measures 184 bytes per URL with their strings, against
-// FIFO's 29. Add one queue per host ever seen.
+// Memory: every page known, waiting or fetched, takes a 40-byte record
+// and a map entry, and its host keeps the rest of its Entry in one byte
+// slice: the URL without "http://"+host or "https://"+host if it starts
+// so (as FIFO keeps it), Depth, Hops and Tries as varints, and the
+// Referrer unless it is the one the host kept last. A waiting page also
+// takes 4 bytes in its host's heap. With 1M URLs on 1000 hosts,
+// BenchmarkMemory measures 103 bytes per URL, strings included, waiting
+// or half fetched, against FIFO's 29. Add one queue per host ever seen.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). Zero means 1.
@@ -98,12 +101,10 @@ type AOPIC struct {
 	// in (0, 1). Zero means DefaultTax.
 	Tax float64
 
-	pages   []page           // every page ever pushed, in order of Push
-	byFP    map[uint64]int32 // index into pages
-	entries []slotEntry      // entries of pages not yet fetched, by page.slot
-	free    []int32          // unused slots of entries
-	hosts   []*aopicHost
-	byName  map[string]int32 // index into hosts
+	pages  []page           // every page ever pushed, in order of Push
+	byFP   map[uint64]int32 // index into pages
+	hosts  []*aopicHost
+	byName map[string]int32 // index into hosts
 	// ready holds the hosts dispatchable now, by the credit of their best
 	// page, in groups by their number of waiting pages: group k holds
 	// hosts with 2^k to 2^(k+1)-1, whose pages lambda lifts alike.
@@ -117,34 +118,35 @@ type AOPIC struct {
 	received float64 // credit received through links by all pages so far, seeds' included
 }
 
-// slotEntry is what an Entry of a page not yet fetched holds beyond the
-// page's record (URL) and host (Host): half the memory of an Entry.
-type slotEntry struct {
-	fp                 uint64
-	referrer           string
-	depth, hops, tries int
-}
-
-// page is the compact record of one known page. While the page waits, its
+// page is the compact record of one known page; the rest of its Entry is
+// kept in its host's records (see aopicHost.keep). While the page waits, its
 // credit is stored less its host's pot at the time it joined the queue, so
 // that a spread lifts every waiting page of the host at once; otherwise it
 // is the page's own.
 type page struct {
 	credit  float64
 	history float64
-	url     string
-	host    int32 // index into AOPIC.hosts
-	pos     int32 // index in its host's heap, or -1 if not waiting
-	slot    int32 // index into AOPIC.entries, or -1 once fetched
+	fp      uint64
+	host    int32  // index into AOPIC.hosts
+	pos     int32  // index in its host's heap, or posOut, or posFetched
+	rec     uint32 // offset of its record in its host's records
 }
 
+// Values of page.pos for a page that is not waiting.
+const (
+	posOut     = -1 // handed out by Next, not yet Done
+	posFetched = -2 // Done without a retry
+)
+
 func (p *page) waiting() bool { return p.pos >= 0 }
-func (p *page) fetched() bool { return p.slot < 0 }
+func (p *page) fetched() bool { return p.pos == posFetched }
 
 // aopicHost is the state of one host: a max-heap of its waiting pages and
 // its politeness.
 type aopicHost struct {
 	name     string
+	records  []byte  // its pages' records, at page.rec (see aopicHost.keep)
+	lastRef  int     // offset in records of the referrer kept last, or -1
 	pages    []int32 // indexes into AOPIC.pages, best first
 	inflight int
 	pot      float64 // credit per waiting page passed on by the host's fetched pages, and lambda's lift until liftMark
@@ -180,7 +182,7 @@ func (a *AOPIC) Push(e Entry) {
 	hi, ok := a.byName[e.Host]
 	if !ok {
 		hi = int32(len(a.hosts))
-		a.hosts = append(a.hosts, &aopicHost{name: e.Host, index: -1})
+		a.hosts = append(a.hosts, &aopicHost{name: e.Host, lastRef: -1, index: -1})
 		a.byName[e.Host] = hi
 	}
 	var credit float64
@@ -189,7 +191,7 @@ func (a *AOPIC) Push(e Entry) {
 		a.received++
 	}
 	i := int32(len(a.pages))
-	a.pages = append(a.pages, page{url: e.URL, host: hi, pos: -1, slot: a.store(e)})
+	a.pages = append(a.pages, page{fp: e.FP, host: hi, pos: posOut, rec: a.hosts[hi].keep(e)})
 	a.byFP[e.FP] = i
 	a.enqueue(i, credit, credit)
 }
@@ -223,8 +225,7 @@ func (a *AOPIC) Next(now time.Time) (Entry, bool, time.Time) {
 	a.n--
 	h.inflight++
 	a.schedule(h)
-	se := a.entries[p.slot]
-	e := Entry{URL: p.url, FP: se.fp, Host: h.name, Depth: se.depth, Hops: se.hops, Referrer: se.referrer, Tries: se.tries}
+	e := a.entry(i)
 	if a.received > 0 {
 		e.Importance = p.history / a.received
 	}
@@ -237,7 +238,7 @@ func (a *AOPIC) Next(now time.Time) (Entry, bool, time.Time) {
 // is never handed out again. Done panics if e was not handed out by Next.
 func (a *AOPIC) Done(e Entry, r Result) {
 	i, ok := a.byFP[e.FP]
-	if !ok || a.pages[i].waiting() || a.pages[i].fetched() {
+	if !ok || a.pages[i].pos != posOut {
 		panic("frontier: Done for an entry that was not handed out")
 	}
 	p := &a.pages[i]
@@ -252,7 +253,7 @@ func (a *AOPIC) Done(e Entry, r Result) {
 		h.readyAt = r.Next
 	}
 	if r.Retry {
-		a.entries[p.slot] = slotOf(e)
+		p.rec = h.keep(e)
 		a.enqueue(i, p.credit, p.history)
 	} else {
 		a.spend(i, r.Links)
@@ -266,9 +267,7 @@ func (a *AOPIC) spend(i int32, links []uint64) {
 	p := &a.pages[i]
 	c := p.credit
 	p.credit = 0
-	a.entries[p.slot] = slotEntry{}
-	a.free = append(a.free, p.slot)
-	p.slot = -1
+	p.pos = posFetched
 	tax := a.Tax
 	if tax == 0 {
 		tax = DefaultTax
@@ -456,36 +455,81 @@ func (a *AOPIC) Top(n int) []Ranked {
 		}
 		return 0
 	})
-	fps := make(map[int32]uint64, len(best))
-	for _, i := range best {
-		fps[i] = 0
-	}
-	for fp, i := range a.byFP {
-		if _, ok := fps[i]; ok {
-			fps[i] = fp
-		}
-	}
 	top := make([]Ranked, len(best))
 	for k, i := range best {
-		top[k] = Ranked{URL: a.pages[i].url, FP: fps[i], Importance: a.importance(i)}
+		top[k] = Ranked{URL: a.url(i), FP: a.pages[i].fp, Importance: a.importance(i)}
 	}
 	return top
 }
 
-// store keeps e in a free slot of a.entries and returns the slot.
-func (a *AOPIC) store(e Entry) int32 {
-	if k := len(a.free); k > 0 {
-		slot := a.free[k-1]
-		a.free = a.free[:k-1]
-		a.entries[slot] = slotOf(e)
-		return slot
+// keep appends the record of e, a page of h, to h.records and returns its
+// offset. A record holds what Next hands out beyond the page's FP and
+// host:
+//
+//	URL                 as appendURL keeps it for h
+//	Depth, Hops, Tries  varints
+//	Referrer            uvarint d; if d is 0, the referrer follows, kept
+//	                    as the URL is; else it is the one kept d bytes
+//	                    before d
+//
+// Pages pushed one after another mostly share their referrer (the page
+// whose links they are), so a referrer that h kept last is not kept
+// again. Records are never removed: a fetched page keeps its URL for Top,
+// and a retried page gets a new record. Offsets are 32-bit: keep panics
+// once a host's records pass 4 GiB (tens of millions of URLs).
+func (h *aopicHost) keep(e Entry) uint32 {
+	rec := len(h.records)
+	if rec > math.MaxUint32 {
+		panic("frontier: AOPIC holds over 4 GiB of URLs of host " + h.name)
 	}
-	a.entries = append(a.entries, slotOf(e))
-	return int32(len(a.entries) - 1)
+	b := appendURL(h.records, e.URL, h.name)
+	b = binary.AppendVarint(b, int64(e.Depth))
+	b = binary.AppendVarint(b, int64(e.Hops))
+	b = binary.AppendVarint(b, int64(e.Tries))
+	if h.lastRef >= 0 && sameURL(b, h.lastRef, e.Referrer, h.name) {
+		b = binary.AppendUvarint(b, uint64(len(b)-h.lastRef))
+	} else {
+		b = append(b, 0)
+		h.lastRef = len(b)
+		b = appendURL(b, e.Referrer, h.name)
+	}
+	h.records = b
+	return uint32(rec)
 }
 
-func slotOf(e Entry) slotEntry {
-	return slotEntry{fp: e.FP, referrer: e.Referrer, depth: e.Depth, hops: e.Hops, tries: e.Tries}
+// entry returns the Entry of page i, not fetched, from its record, with
+// its URL and Referrer in one allocation.
+func (a *AOPIC) entry(i int32) Entry {
+	p := &a.pages[i]
+	h := a.hosts[p.host]
+	src := h.records
+	form, rest, n := urlAt(src, int(p.rec))
+	e := Entry{FP: p.fp, Host: h.name}
+	e.Depth, n = varint(src, n)
+	e.Hops, n = varint(src, n)
+	e.Tries, n = varint(src, n)
+	d, k := binary.Uvarint(src[n:])
+	ref := n + k
+	if d > 0 {
+		ref = n - int(d)
+	}
+	refForm, refRest, _ := urlAt(src, ref)
+	var b strings.Builder
+	u := joinedLen(form, h.name, rest)
+	b.Grow(u + joinedLen(refForm, h.name, refRest))
+	writeURL(&b, form, h.name, rest)
+	writeURL(&b, refForm, h.name, refRest)
+	s := b.String()
+	e.URL, e.Referrer = s[:u], s[u:]
+	return e
+}
+
+// url returns the URL of page i, from its record.
+func (a *AOPIC) url(i int32) string {
+	p := &a.pages[i]
+	h := a.hosts[p.host]
+	form, rest, _ := urlAt(h.records, int(p.rec))
+	return joinURL(form, h.name, rest)
 }
 
 // enqueue puts page i in its host's queue with the given credit and

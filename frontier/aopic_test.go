@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,52 @@ func TestAOPICRetryKeepsCredit(t *testing.T) {
 	e = mustNext(t, &a, t0.Add(time.Second))
 	if e.FP != 2 || e.Tries != 1 {
 		t.Fatalf("Next after the delay = %d (tries %d), want 2 (tries 1)", e.FP, e.Tries)
+	}
+}
+
+// TestAOPICKeepsEntries checks that entries come back from Next as they
+// were pushed (or given back to Done for a retry), whatever the form of
+// their URL and Referrer, and that Top reports the URLs as pushed.
+func TestAOPICKeepsEntries(t *testing.T) {
+	pushed := []frontier.Entry{
+		{URL: "http://a.com/", Host: "a.com"},
+		{URL: "https://a.com?q", Host: "a.com", Depth: 1, Referrer: "http://a.com/"},
+		{URL: "http://a.com:8080/", Host: "a.com", Depth: 1, Hops: 2, Referrer: "http://a.com/"},
+		{URL: "http://a.community/x", Host: "a.com", Depth: 2, Referrer: "http://b.com/"},
+		{URL: "ftp://a.com/", Host: "a.com", Depth: math.MaxInt, Hops: -1, Tries: 3, Referrer: "http://b.com/"},
+		{URL: "http://b.com/", Host: "b.com", Referrer: "http://a.com/"},
+		{URL: "http://a.com#f", Host: "a.com", Depth: 1, Referrer: "https://a.com?q"},
+		{URL: "", Host: "a.com", Depth: math.MinInt, Referrer: "http://a.com/"},
+		{URL: "http://a.com/long/" + strings.Repeat("x", 300), Host: "a.com", Referrer: "http://a.com/"},
+	}
+	a := frontier.AOPIC{PerHost: len(pushed)}
+	want := map[uint64]frontier.Entry{}
+	for i, e := range pushed {
+		e.FP = uint64(i + 1)
+		a.Push(e)
+		want[e.FP] = e
+	}
+	check := func(e frontier.Entry) {
+		t.Helper()
+		e.Importance = 0
+		if e != want[e.FP] {
+			t.Errorf("Next = %+v, pushed %+v", e, want[e.FP])
+		}
+	}
+	for range pushed {
+		e := mustNext(t, &a, t0)
+		check(e)
+		if e.FP == 3 {
+			e.Tries, e.Referrer = 1, "http://c.com/"
+			want[e.FP] = e
+			a.Done(e, frontier.Result{Retry: true})
+			check(mustNext(t, &a, t0))
+		}
+	}
+	for _, r := range a.Top(len(pushed)) {
+		if r.URL != want[r.FP].URL {
+			t.Errorf("Top has %q for %d, want %q", r.URL, r.FP, want[r.FP].URL)
+		}
 	}
 }
 

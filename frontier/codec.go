@@ -129,8 +129,8 @@ func writeURL(b *strings.Builder, form byte, host string, rest []byte) {
 	b.Write(rest)
 }
 
-// formScheme returns the scheme that form took off a URL with its host: "" if
-// it took nothing.
+// formScheme returns the scheme that form took off a URL with its host:
+// "" if it took nothing.
 func formScheme(form byte) string {
 	switch form & urlMask {
 	case urlHTTP:
@@ -139,6 +139,28 @@ func formScheme(form byte) string {
 		return "https://"
 	}
 	return ""
+}
+
+// appendURL appends u as cutURL keeps it for host: the form byte, then
+// the bytes kept, length first.
+func appendURL(dst []byte, u, host string) []byte {
+	form, rest := cutURL(u, host)
+	return appendString(append(dst, form), rest)
+}
+
+// urlAt returns the form and the bytes kept of the URL that appendURL
+// appended at src[n:], and the offset after it.
+func urlAt(src []byte, n int) (form byte, rest []byte, end int) {
+	rest, end = bytesAt(src, n+1)
+	return src[n], rest, end
+}
+
+// sameURL reports whether the URL that appendURL appended for host at
+// src[n:] is u.
+func sameURL(src []byte, n int, u, host string) bool {
+	form, rest, _ := urlAt(src, n)
+	f, r := cutURL(u, host)
+	return form == f && string(rest) == r
 }
 
 func appendString(dst []byte, s string) []byte {
