@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -86,13 +87,14 @@ func groupRate(k int) float64 {
 // so their order stays, and a host takes its lift in when its number of
 // waiting pages changes; Done is O((l+1)(log n + log h)) for l links.
 // Memory: every page known, waiting or fetched, takes a 40-byte record
-// and a map entry, and its host keeps the rest of its Entry in one byte
-// slice: the URL without "http://"+host or "https://"+host if it starts
-// so (as FIFO keeps it), Depth, Hops and Tries as varints, and the
-// Referrer unless it is the one the host kept last. A waiting page also
-// takes 4 bytes in its host's heap. With 1M URLs on 1000 hosts,
-// BenchmarkMemory measures 103 bytes per URL, strings included, waiting
-// or half fetched, against FIFO's 29. Add one queue per host ever seen.
+// and 8 to 16 bytes of a hash table, and its host keeps the rest of its
+// Entry in one byte slice: the URL without "http://"+host or
+// "https://"+host if it starts so (as FIFO keeps it), Depth, Hops and
+// Tries as varints, and the Referrer unless it is the one the host kept
+// last. A waiting page also takes 4 bytes in its host's heap. With 1M
+// URLs on 1000 hosts, BenchmarkMemory measures 74 bytes per URL, strings
+// included, waiting or half fetched, against FIFO's 29. Add one queue per
+// host ever seen.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). Zero means 1.
@@ -101,8 +103,9 @@ type AOPIC struct {
 	// in (0, 1). Zero means DefaultTax.
 	Tax float64
 
-	pages  []page           // every page ever pushed, in order of Push
-	byFP   map[uint64]int32 // index into pages
+	pages  []page       // every page ever pushed, in order of Push
+	index  []int32      // pages by fingerprint (see AOPIC.find)
+	seed   maphash.Seed // of index's hash
 	hosts  []*aopicHost
 	byName map[string]int32 // index into hosts
 	// ready holds the hosts dispatchable now, by the credit of their best
@@ -168,15 +171,15 @@ type Ranked struct {
 // brings credit 1; other entries start with none. An entry whose FP the
 // frontier already knows is ignored: it holds one page per fingerprint.
 func (a *AOPIC) Push(e Entry) {
-	if a.byFP == nil {
-		a.byFP = make(map[uint64]int32)
+	if a.byName == nil {
+		a.seed = maphash.MakeSeed()
 		a.byName = make(map[string]int32)
 		a.waiting.byReadyAt = true
 		for k := range a.ready {
 			a.ready[k].group = k
 		}
 	}
-	if _, ok := a.byFP[e.FP]; ok {
+	if _, ok := a.find(e.FP); ok {
 		return
 	}
 	hi, ok := a.byName[e.Host]
@@ -192,7 +195,7 @@ func (a *AOPIC) Push(e Entry) {
 	}
 	i := int32(len(a.pages))
 	a.pages = append(a.pages, page{fp: e.FP, host: hi, pos: posOut, rec: a.hosts[hi].keep(e)})
-	a.byFP[e.FP] = i
+	a.add(i)
 	a.enqueue(i, credit, credit)
 }
 
@@ -237,7 +240,7 @@ func (a *AOPIC) Next(now time.Time) (Entry, bool, time.Time) {
 // otherwise the page's credit is spent on lambda and r.Links, and the page
 // is never handed out again. Done panics if e was not handed out by Next.
 func (a *AOPIC) Done(e Entry, r Result) {
-	i, ok := a.byFP[e.FP]
+	i, ok := a.find(e.FP)
 	if !ok || a.pages[i].pos != posOut {
 		panic("frontier: Done for an entry that was not handed out")
 	}
@@ -285,7 +288,7 @@ func (a *AOPIC) spend(i int32, links []uint64) {
 
 // give adds credit c to the page with fingerprint fp.
 func (a *AOPIC) give(fp uint64, c float64) {
-	i, ok := a.byFP[fp]
+	i, ok := a.find(fp)
 	if !ok {
 		a.lambda += c
 		return
@@ -407,7 +410,7 @@ func (a *AOPIC) Hosts() int { return len(a.hosts) }
 // pages so far. It reports false if the frontier does not know fp.
 // Cost: O(1).
 func (a *AOPIC) Importance(fp uint64) (float64, bool) {
-	i, ok := a.byFP[fp]
+	i, ok := a.find(fp)
 	if !ok {
 		return 0, false
 	}

@@ -278,6 +278,26 @@ func TestAOPICKeepsEntries(t *testing.T) {
 	}
 }
 
+// TestAOPICKnowsEveryPage pushes enough pages for the fingerprint index
+// to grow a few times, and looks each up.
+func TestAOPICKnowsEveryPage(t *testing.T) {
+	var a frontier.AOPIC
+	const n = 5000
+	for fp := uint64(1); fp <= n; fp++ {
+		a.Push(seed(fmt.Sprint("h", fp%7), fp))
+	}
+	a.Push(seed("h0", n)) // known: ignored
+	if a.Len() != n {
+		t.Fatalf("Len = %d, want %d", a.Len(), n)
+	}
+	for fp := uint64(0); fp <= n+1; fp++ {
+		imp, ok := a.Importance(fp)
+		if want := fp >= 1 && fp <= n; ok != want || ok && !near(imp, 1.0/n) {
+			t.Fatalf("Importance(%d) = %v, %v; want %v, %v", fp, imp, ok, 1.0/n, want)
+		}
+	}
+}
+
 func TestAOPICPoliteness(t *testing.T) {
 	var a frontier.AOPIC
 	s := seed("slow", 1)

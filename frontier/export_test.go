@@ -5,7 +5,7 @@ import "fmt"
 // Credit reports the credit page fp holds now, for tests of AOPIC's
 // accounting.
 func (a *AOPIC) Credit(fp uint64) float64 {
-	i, ok := a.byFP[fp]
+	i, ok := a.find(fp)
 	if !ok {
 		return 0
 	}
