@@ -13,36 +13,52 @@ import (
 	"crawler/crawlertest"
 )
 
-// tokenizerEvents is what x/net/html's Tokenizer finds in doc: runs of
-// text (adjacent text tokens joined) and start tags with every attribute
-// it keeps, decoded.
-func tokenizerEvents(doc []byte) []string {
-	var events []string
-	var text []byte
-	flush := func() {
-		if len(text) > 0 {
-			events = append(events, fmt.Sprintf("text %q", text))
-			text = nil
-		}
+// events is what a tokenizer found in a document: runs of text (adjacent
+// text tokens joined) and start tags with their attributes.
+type events struct {
+	list []string
+	text []byte
+}
+
+func (e *events) addText(b []byte) { e.text = append(e.text, b...) }
+
+func (e *events) addTag(tag string) {
+	e.flush()
+	e.list = append(e.list, tag)
+}
+
+func (e *events) flush() {
+	if len(e.text) > 0 {
+		e.list = append(e.list, fmt.Sprintf("text %q", e.text))
+		e.text = nil
 	}
+}
+
+func (e *events) done() []string {
+	e.flush()
+	return e.list
+}
+
+// tokenizerEvents is what x/net/html's Tokenizer finds in doc: text, and
+// start tags with every attribute it keeps, decoded.
+func tokenizerEvents(doc []byte) []string {
+	var ev events
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			flush()
-			return events
+			return ev.done()
 		case html.TextToken:
-			text = append(text, z.Raw()...)
+			ev.addText(z.Raw())
 		case html.StartTagToken, html.SelfClosingTagToken:
-			flush()
 			name, more := z.TagName()
-			e := fmt.Sprintf("tag %q", name)
+			tag := fmt.Sprintf("tag %q", name)
 			for more {
 				var k, v []byte
 				k, v, more = z.TagAttr()
-				e += fmt.Sprintf(" %q=%q", k, v)
+				tag += fmt.Sprintf(" %q=%q", k, v)
 			}
-			events = append(events, e)
+			ev.addTag(tag)
 		}
 	}
 }
@@ -53,26 +69,17 @@ func tokenizerEvents(doc []byte) []string {
 // and decoded as decodedAttrs decodes it (for any name, where decodedAttrs
 // is asked for ASCII ones).
 func scannerEvents(doc []byte) []string {
-	var events []string
-	var text []byte
-	flush := func() {
-		if len(text) > 0 {
-			events = append(events, fmt.Sprintf("text %q", text))
-			text = nil
-		}
-	}
+	var ev events
 	s := htmlScanner{b: doc}
 	for {
 		switch s.next() {
 		case htmlEnd:
-			flush()
-			return events
+			return ev.done()
 		case htmlText:
-			text = append(text, s.text...)
+			ev.addText(s.text)
 			continue
 		}
-		flush()
-		e := fmt.Sprintf("tag %q", tagName(nil, s.name))
+		tag := fmt.Sprintf("tag %q", tagName(nil, s.name))
 		var keys []string
 		for i := 1 + len(s.name); ; {
 			i = skipHTMLSpace(s.tag, i)
@@ -92,9 +99,9 @@ func scannerEvents(doc []byte) []string {
 				z.Next()
 				v, _, _ = attrs(z, key, "")
 			}
-			e += fmt.Sprintf(" %q=%q", key, v)
+			tag += fmt.Sprintf(" %q=%q", key, v)
 		}
-		events = append(events, e)
+		ev.addTag(tag)
 	}
 }
 
