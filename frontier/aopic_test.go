@@ -51,6 +51,13 @@ func wantLambda(t *testing.T, a *frontier.AOPIC, want float64) {
 	}
 }
 
+func wantImportance(t *testing.T, a *frontier.AOPIC, fp uint64, want float64) {
+	t.Helper()
+	if got, ok := a.Importance(fp); !ok || !near(got, want) {
+		t.Errorf("importance of %d = %v, %v; want %v", fp, got, ok, want)
+	}
+}
+
 func TestAOPICSeedSharesCredit(t *testing.T) {
 	var a frontier.AOPIC
 	s := seed("a", 1)
@@ -68,12 +75,8 @@ func TestAOPICSeedSharesCredit(t *testing.T) {
 	}
 	wantCredit(t, &a, 1, 0)
 	wantLambda(t, &a, 0.1)
-	if got, _ := a.Importance(1); !near(got, 1/1.9) {
-		t.Errorf("importance of the seed = %v, want 1/1.9", got)
-	}
-	if got, _ := a.Importance(2); !near(got, 0.225/1.9) {
-		t.Errorf("importance of a link = %v, want 0.225/1.9", got)
-	}
+	wantImportance(t, &a, 1, 1/1.9)     // the seed
+	wantImportance(t, &a, 2, 0.225/1.9) // a link
 	if _, ok := a.Importance(99); ok {
 		t.Error("Importance of an unknown fingerprint reports true")
 	}
@@ -120,12 +123,8 @@ func TestAOPICFetchedPageRecordsHistoryAndPassesCredit(t *testing.T) {
 	wantCredit(t, &a, 1, 0)
 	wantLambda(t, &a, 2)
 	// Histories: 1 received 1 and 0.9; 2 received 1.
-	if got, _ := a.Importance(1); !near(got, 1.9/2.9) {
-		t.Errorf("importance of the fetched page = %v, want 1.9/2.9", got)
-	}
-	if got, _ := a.Importance(2); !near(got, 1/2.9) {
-		t.Errorf("importance of 2 = %v, want 1/2.9", got)
-	}
+	wantImportance(t, &a, 1, 1.9/2.9) // the fetched page
+	wantImportance(t, &a, 2, 1/2.9)
 }
 
 // A share sent to a fetched page goes on to the waiting pages of its host,
@@ -152,9 +151,7 @@ func TestAOPICFetchedPagePassesCreditToItsHost(t *testing.T) {
 	a.Done(e, frontier.Result{Links: []uint64{1, 1}})
 	wantCredit(t, &a, 3, 0.3+0.513)
 	wantLambda(t, &a, 0.1+0.03+0.057)
-	if got, _ := a.Importance(1); !near(got, (1+0.513)/a.Received()) {
-		t.Errorf("importance of the fetched page 1 = %v, want its history 1.513 over %v", got, a.Received())
-	}
+	wantImportance(t, &a, 1, (1+0.513)/a.Received()) // the fetched page: its history over all received
 	// With no page of a waiting, a share to 1 goes to lambda.
 	e = mustNext(t, &a, t0)
 	if e.FP != 3 {
@@ -201,9 +198,10 @@ func TestAOPICLambdaSpreadsOverWaitingPages(t *testing.T) {
 	wantCredit(t, &a, 5, 0.9*0.575)
 	wantCredit(t, &a, 3, 0.425)
 	// Importance counts what 3 received through links, not lambda's share.
-	if got, _ := a.Importance(3); !near(got, 0.15/a.Received()) || !near(a.Received(), 1+5*0.15+0.9*0.575) {
-		t.Errorf("importance of 3 = %v, want 0.15/%v (received %v)", got, 1+5*0.15+0.9*0.575, a.Received())
+	if received := 1 + 5*0.15 + 0.9*0.575; !near(a.Received(), received) {
+		t.Errorf("received %v, want %v", a.Received(), received)
 	}
+	wantImportance(t, &a, 3, 0.15/a.Received())
 }
 
 func TestAOPICRetryKeepsCredit(t *testing.T) {
