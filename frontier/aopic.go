@@ -440,13 +440,16 @@ func (a *AOPIC) Top(n int) []Ranked {
 		}
 		return x > y
 	}
+	// best is a heap, worst first, of the best pages so far.
+	before := func(i, j int) bool { return worse(best[i], best[j]) }
+	swap := func(i, j int) { best[i], best[j] = best[j], best[i] }
 	for i := range int32(len(a.pages)) {
 		if len(best) < n {
 			best = append(best, i)
-			siftUp(best, len(best)-1, worse)
+			heapUp(len(best)-1, before, swap)
 		} else if worse(best[0], i) {
 			best[0] = i
-			siftDown(best, 0, worse)
+			heapDown(0, len(best), before, swap)
 		}
 	}
 	slices.SortFunc(best, func(x, y int32) int {

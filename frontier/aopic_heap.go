@@ -43,33 +43,11 @@ func (a *AOPIC) pageSwap(h *aopicHost, k, l int) {
 }
 
 func (a *AOPIC) pageUp(h *aopicHost, k int) {
-	for k > 0 {
-		p := (k - 1) / 2
-		if !a.better(h.pages[k], h.pages[p]) {
-			return
-		}
-		a.pageSwap(h, k, p)
-		k = p
-	}
+	heapUp(k, func(i, j int) bool { return a.better(h.pages[i], h.pages[j]) }, func(i, j int) { a.pageSwap(h, i, j) })
 }
 
 func (a *AOPIC) pageDown(h *aopicHost, k int) {
-	n := len(h.pages)
-	for {
-		l := 2*k + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && a.better(h.pages[r], h.pages[l]) {
-			c = r
-		}
-		if !a.better(h.pages[c], h.pages[k]) {
-			return
-		}
-		a.pageSwap(h, k, c)
-		k = c
-	}
+	heapDown(k, len(h.pages), func(i, j int) bool { return a.better(h.pages[i], h.pages[j]) }, func(i, j int) { a.pageSwap(h, i, j) })
 }
 
 // aopicHostHeap is a binary heap of hosts with waiting pages, ordered by
@@ -133,63 +111,9 @@ func hostSwap(hh *aopicHostHeap, i, j int) {
 }
 
 func (a *AOPIC) hostUp(hh *aopicHostHeap, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !a.hostLess(hh, hh.hosts[i], hh.hosts[p]) {
-			return
-		}
-		hostSwap(hh, i, p)
-		i = p
-	}
+	heapUp(i, func(i, j int) bool { return a.hostLess(hh, hh.hosts[i], hh.hosts[j]) }, func(i, j int) { hostSwap(hh, i, j) })
 }
 
 func (a *AOPIC) hostDown(hh *aopicHostHeap, i int) {
-	n := len(hh.hosts)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && a.hostLess(hh, hh.hosts[r], hh.hosts[l]) {
-			c = r
-		}
-		if !a.hostLess(hh, hh.hosts[c], hh.hosts[i]) {
-			return
-		}
-		hostSwap(hh, i, c)
-		i = c
-	}
-}
-
-// siftUp and siftDown keep s a heap with worse-first order, for
-// [AOPIC.Top].
-func siftUp(s []int32, i int, worse func(x, y int32) bool) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !worse(s[i], s[p]) {
-			return
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func siftDown(s []int32, i int, worse func(x, y int32) bool) {
-	n := len(s)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && worse(s[r], s[l]) {
-			c = r
-		}
-		if !worse(s[c], s[i]) {
-			return
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
+	heapDown(i, len(hh.hosts), func(i, j int) bool { return a.hostLess(hh, hh.hosts[i], hh.hosts[j]) }, func(i, j int) { hostSwap(hh, i, j) })
 }

@@ -52,31 +52,42 @@ func (hh *hostHeap) swap(i, j int) {
 }
 
 func (hh *hostHeap) up(i int) {
+	heapUp(i, func(i, j int) bool { return hh.less(hh.hosts[i], hh.hosts[j]) }, hh.swap)
+}
+
+func (hh *hostHeap) down(i int) {
+	heapDown(i, len(hh.hosts), func(i, j int) bool { return hh.less(hh.hosts[i], hh.hosts[j]) }, hh.swap)
+}
+
+// heapUp moves the element at position i of a binary heap toward the root
+// while it goes before its parent; heapDown moves it, in a heap of n
+// elements, toward the leaves while a child goes before it. before and
+// swap take positions. Every heap of the package sifts with these two.
+func heapUp(i int, before func(i, j int) bool, swap func(i, j int)) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !hh.less(hh.hosts[i], hh.hosts[p]) {
+		if !before(i, p) {
 			return
 		}
-		hh.swap(i, p)
+		swap(i, p)
 		i = p
 	}
 }
 
-func (hh *hostHeap) down(i int) {
-	n := len(hh.hosts)
+func heapDown(i, n int, before func(i, j int) bool, swap func(i, j int)) {
 	for {
 		l := 2*i + 1
 		if l >= n {
 			return
 		}
 		c := l
-		if r := l + 1; r < n && hh.less(hh.hosts[r], hh.hosts[l]) {
+		if r := l + 1; r < n && before(r, l) {
 			c = r
 		}
-		if !hh.less(hh.hosts[c], hh.hosts[i]) {
+		if !before(c, i) {
 			return
 		}
-		hh.swap(i, c)
+		swap(i, c)
 		i = c
 	}
 }
