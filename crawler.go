@@ -277,7 +277,7 @@ type run struct {
 	workers               int
 	maxRedirects          int
 	maxRetries            int
-	linkLimits            linkLimits
+	maxLinks              int           // per page; <= 0: no bound
 	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
@@ -329,7 +329,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	r.maxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
 	r.maxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
-	r.linkLimits = linkLimits{links: orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage)}
+	r.maxLinks = orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage)
 	if c.MaxRate > 0 {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"crawler/internal/links"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,7 +147,9 @@ func TestTrapDuplicatePattern(t *testing.T) {
 }
 
 func TestContentFingerprint(t *testing.T) {
-	fp := func(s string) uint64 { return extractLinks([]byte(s), false, "crawler", defaultLimits).content }
+	fp := func(s string) uint64 {
+		return links.Extract([]byte(s), false, "crawler", DefaultMaxLinksPerPage).Content
+	}
 	base := `<html><body><h1>Hello</h1><a href="/x?sid=1">x</a></body></html>`
 	if fp(base) != fp(`<html><body><h1>Hello</h1><a href="/x?sid=2">x</a></body></html>`) {
 		t.Error("pages differing only in a link's query have different fingerprints")

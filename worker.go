@@ -10,6 +10,7 @@ import (
 
 	"crawler/canon"
 	"crawler/frontier"
+	"crawler/internal/links"
 	"crawler/politeness"
 )
 
@@ -200,7 +201,7 @@ func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
 func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) (content uint64, html bool) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
-	p.NoIndex, p.NoFollow = xRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
+	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
 	r.countResponse(resp)
 	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
 
@@ -223,32 +224,32 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 	}
 	// Links are taken from successful HTML pages only: an error page's
 	// links are the site's navigation at best, and a trap at worst.
-	if resp.Status/100 != 2 || !isHTML(p.ContentType, p.Body) {
+	if resp.Status/100 != 2 || !links.IsHTML(p.ContentType, p.Body) {
 		return 0, false
 	}
-	ex := extractLinks(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.linkLimits)
-	if ex.tooMany {
+	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
+	if ex.TooMany {
 		r.stats.linksTruncated.Add(1)
-		r.log.Warn("links cut short", "url", e.URL, "max_links", r.linkLimits.links)
+		r.log.Warn("links cut short", "url", e.URL, "max_links", r.maxLinks)
 	}
-	if ex.longHrefs > 0 {
-		r.stats.addTrap(TrapURLLength, int64(ex.longHrefs))
+	if ex.LongHrefs > 0 {
+		r.stats.addTrap(TrapURLLength, int64(ex.LongHrefs))
 	}
-	p.NoFollow, p.NoIndex = p.NoFollow || ex.noFollow, p.NoIndex || ex.noIndex
+	p.NoFollow, p.NoIndex = p.NoFollow || ex.NoFollow, p.NoIndex || ex.NoIndex
 	base := u
-	if ex.base != "" {
-		if b, err := r.canon.Resolve(u, ex.base); err == nil {
+	if ex.Base != "" {
+		if b, err := r.canon.Resolve(u, ex.Base); err == nil {
 			if bu, err := url.Parse(b); err == nil {
 				base = bu
 			}
 		}
 	}
-	if ex.canonical != "" {
-		p.Canonical, _ = r.canon.Resolve(base, ex.canonical)
+	if ex.Canonical != "" {
+		p.Canonical, _ = r.canon.Resolve(base, ex.Canonical)
 	}
-	p.Links = make([]string, 0, len(ex.hrefs))
-	dedup := make(map[string]struct{}, len(ex.hrefs))
-	for _, href := range ex.hrefs {
+	p.Links = make([]string, 0, len(ex.Hrefs))
+	dedup := make(map[string]struct{}, len(ex.Hrefs))
+	for _, href := range ex.Hrefs {
 		l, err := r.canon.Resolve(base, href)
 		switch {
 		case err == nil:
@@ -268,7 +269,7 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 		dedup[l] = struct{}{}
 		p.Links = append(p.Links, l)
 	}
-	return ex.content, true
+	return ex.Content, true
 }
 
 // countResponse adds a response to the counters.

@@ -1,15 +1,10 @@
-package crawler
+package links
 
 import (
 	"html"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
-
-	"crawler/canon"
-	"crawler/frontier"
 )
 
 func TestExtractLinks(t *testing.T) {
@@ -39,32 +34,32 @@ func TestExtractLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			ex := extractLinks([]byte(tt.html), tt.keepNoFollow, "crawler", defaultLimits)
-			if !slices.Equal(ex.hrefs, tt.hrefs) {
-				t.Errorf("hrefs = %q, want %q", ex.hrefs, tt.hrefs)
+			ex := Extract([]byte(tt.html), tt.keepNoFollow, "crawler", defaultMaxLinks)
+			if !slices.Equal(ex.Hrefs, tt.hrefs) {
+				t.Errorf("hrefs = %q, want %q", ex.Hrefs, tt.hrefs)
 			}
-			if ex.base != tt.base || ex.canonical != tt.canon {
-				t.Errorf("base, canonical = %q, %q; want %q, %q", ex.base, ex.canonical, tt.base, tt.canon)
+			if ex.Base != tt.base || ex.Canonical != tt.canon {
+				t.Errorf("base, canonical = %q, %q; want %q, %q", ex.Base, ex.Canonical, tt.base, tt.canon)
 			}
-			if ex.noFollow != tt.noFollow || ex.noIndex != tt.noIndex {
-				t.Errorf("noFollow, noIndex = %v, %v; want %v, %v", ex.noFollow, ex.noIndex, tt.noFollow, tt.noIndex)
+			if ex.NoFollow != tt.noFollow || ex.NoIndex != tt.noIndex {
+				t.Errorf("noFollow, noIndex = %v, %v; want %v, %v", ex.NoFollow, ex.NoIndex, tt.noFollow, tt.noIndex)
 			}
 		})
 	}
 }
 
-// defaultLimits are the link limits of a Crawler's zero fields.
-var defaultLimits = linkLimits{links: DefaultMaxLinksPerPage}
+// defaultMaxLinks is the crawler's default MaxLinksPerPage.
+const defaultMaxLinks = 20000
 
 func TestExtractLinksBounded(t *testing.T) {
-	page := []byte(strings.Repeat(`<a href="/x">`, DefaultMaxLinksPerPage+100))
-	ex := extractLinks(page, false, "crawler", defaultLimits)
-	if len(ex.hrefs) != DefaultMaxLinksPerPage || !ex.tooMany {
+	page := []byte(strings.Repeat(`<a href="/x">`, defaultMaxLinks+100))
+	ex := Extract(page, false, "crawler", defaultMaxLinks)
+	if len(ex.Hrefs) != defaultMaxLinks || !ex.TooMany {
 		t.Errorf("kept %d links (more dropped: %v), want the cap %d and more dropped",
-			len(ex.hrefs), ex.tooMany, DefaultMaxLinksPerPage)
+			len(ex.Hrefs), ex.TooMany, defaultMaxLinks)
 	}
-	if ex := extractLinks(page, false, "crawler", linkLimits{}); len(ex.hrefs) != DefaultMaxLinksPerPage+100 || ex.tooMany {
-		t.Errorf("without limits: kept %d links (more dropped: %v), want all %d", len(ex.hrefs), ex.tooMany, DefaultMaxLinksPerPage+100)
+	if ex := Extract(page, false, "crawler", 0); len(ex.Hrefs) != defaultMaxLinks+100 || ex.TooMany {
+		t.Errorf("without limits: kept %d links (more dropped: %v), want all %d", len(ex.Hrefs), ex.TooMany, defaultMaxLinks+100)
 	}
 
 	// A long token costs its bytes only: the links after it are found.
@@ -77,16 +72,16 @@ func TestExtractLinksBounded(t *testing.T) {
 	} {
 		page := []byte(`<a href="/before">` + long.token + `<a href="/after">`)
 		want := slices.DeleteFunc([]string{"/before", long.href, "/after"}, func(h string) bool { return h == "" })
-		if ex := extractLinks(page, false, "crawler", defaultLimits); !slices.Equal(ex.hrefs, want) {
-			t.Errorf("a token of %d bytes: hrefs %q, want %q", len(long.token), ex.hrefs, want)
+		if ex := Extract(page, false, "crawler", defaultMaxLinks); !slices.Equal(ex.Hrefs, want) {
+			t.Errorf("a token of %d bytes: hrefs %q, want %q", len(long.token), ex.Hrefs, want)
 		}
 	}
 
 	// An href too long to be a URL is counted, not kept.
-	long := "/" + strings.Repeat("a", maxHrefBytes)
-	ex = extractLinks([]byte(`<a href="/a"><a href="`+long+`"><base href="`+long+`"><a href="/b">`), false, "crawler", defaultLimits)
-	if !slices.Equal(ex.hrefs, []string{"/a", "/b"}) || ex.longHrefs != 1 || ex.base != "" {
-		t.Errorf("hrefs %q, %d long, base of %d bytes; want [/a /b], 1 long, no base", ex.hrefs, ex.longHrefs, len(ex.base))
+	long := "/" + strings.Repeat("a", MaxHrefBytes)
+	ex = Extract([]byte(`<a href="/a"><a href="`+long+`"><base href="`+long+`"><a href="/b">`), false, "crawler", defaultMaxLinks)
+	if !slices.Equal(ex.Hrefs, []string{"/a", "/b"}) || ex.LongHrefs != 1 || ex.Base != "" {
+		t.Errorf("hrefs %q, %d long, base of %d bytes; want [/a /b], 1 long, no base", ex.Hrefs, ex.LongHrefs, len(ex.Base))
 	}
 }
 
@@ -105,105 +100,51 @@ func TestIsHTML(t *testing.T) {
 		{"text/html;;bad", "", true},
 	}
 	for _, tt := range tests {
-		if got := isHTML(tt.ct, []byte(tt.body)); got != tt.want {
-			t.Errorf("isHTML(%q, %q) = %v, want %v", tt.ct, tt.body, got, tt.want)
+		if got := IsHTML(tt.ct, []byte(tt.body)); got != tt.want {
+			t.Errorf("IsHTML(%q, %q) = %v, want %v", tt.ct, tt.body, got, tt.want)
 		}
 	}
 }
 
 // FuzzExtractLinks extracts the links of a fuzzed page, with a known link
-// planted first, and reads it as a response with readResponse. It checks that
-// dropping nofollow links only drops links, that the planted link comes
-// out as written and resolves first, and that every resolved link (and
-// the canonical link) is an absolute, canonical http(s) URL with a host,
-// no fragment and at most canon.MaxLength bytes, each once.
+// planted first. It checks that the cap holds, that dropping nofollow
+// links only drops links, that extraction is deterministic, and that the
+// planted link comes out as written. (The crawler's FuzzReadResponse
+// resolves what it finds.)
 func FuzzExtractLinks(f *testing.F) {
 	f.Add([]byte(`<a href="/a" rel="nofollow"><base href="x"><meta name=robots content=none>`), "/p")
 	f.Add([]byte(`<a href='`), "")
 	f.Add([]byte(`<area href=/x><link rel=canonical href=/c>`), "http://other.example/y#f")
 	f.Add([]byte(`<base href="//h/"><a href=a><a href=./a><a href=mailto:x>`), "javascript:void(0)")
 	f.Add([]byte(`<a href="HTTP://EXAMPLE.com:80/%7e/">`), "?q&amp;r")
-	// The page URLs the links are resolved against, by readResponse as in
-	// a crawl.
-	pages := []string{"http://example.com/a/b?q", "https://[::1]:8443/x/", "http://127.0.0.1/"}
-	r := new(Crawler).newRun(nil)
 	f.Fuzz(func(t *testing.T, body []byte, href string) {
 		if len(body) > 64<<10 || len(href) > 4<<10 {
 			return
 		}
 		doc := append([]byte(`<a href="`+html.EscapeString(href)+`">x</a>`), body...)
-		ex := extractLinks(doc, false, "crawler", defaultLimits)
-		all := extractLinks(doc, true, "crawler", defaultLimits)
-		if len(all.hrefs) > DefaultMaxLinksPerPage {
-			t.Fatalf("%d links kept, over the cap %d", len(all.hrefs), DefaultMaxLinksPerPage)
+		ex := Extract(doc, false, "crawler", defaultMaxLinks)
+		all := Extract(doc, true, "crawler", defaultMaxLinks)
+		if len(all.Hrefs) > defaultMaxLinks {
+			t.Fatalf("%d links kept, over the cap %d", len(all.Hrefs), defaultMaxLinks)
 		}
-		if len(all.hrefs) < DefaultMaxLinksPerPage && !isSubsequence(ex.hrefs, all.hrefs) {
-			t.Fatalf("dropping nofollow links changed others: %q, all %q", ex.hrefs, all.hrefs)
+		if len(all.Hrefs) < defaultMaxLinks && !isSubsequence(ex.Hrefs, all.Hrefs) {
+			t.Fatalf("dropping nofollow links changed others: %q, all %q", ex.Hrefs, all.Hrefs)
 		}
-		if ex.base != all.base || ex.canonical != all.canonical || ex.noFollow != all.noFollow ||
-			ex.noIndex != all.noIndex || ex.content != all.content {
+		if ex.Base != all.Base || ex.Canonical != all.Canonical || ex.NoFollow != all.NoFollow ||
+			ex.NoIndex != all.NoIndex || ex.Content != all.Content {
 			t.Fatalf("keeping nofollow links changed more than the links: %+v vs %+v", ex, all)
 		}
-		again := extractLinks(doc, false, "crawler", defaultLimits)
-		if !slices.Equal(again.hrefs, ex.hrefs) || again.content != ex.content {
+		again := Extract(doc, false, "crawler", defaultMaxLinks)
+		if !slices.Equal(again.Hrefs, ex.Hrefs) || again.Content != ex.Content {
 			t.Fatal("extractLinks is not deterministic")
 		}
 		// The tokenizer turns CR and CR LF into LF and NUL into U+FFFD.
 		planted := !strings.ContainsAny(href, "\r\x00")
-		if planted && (len(ex.hrefs) == 0 || ex.hrefs[0] != href) {
-			t.Fatalf("planted link %q extracted as %q", href, ex.hrefs)
+		if planted && (len(ex.Hrefs) == 0 || ex.Hrefs[0] != href) {
+			t.Fatalf("planted link %q extracted as %q", href, ex.Hrefs)
 		}
 
-		for _, page := range pages {
-			u, err := url.Parse(page)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := &Page{URL: page}
-			resp := &Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
-			if _, isHTML := r.readResponse(p, u, frontier.Entry{URL: page}, resp); !isHTML {
-				t.Fatal("readResponse did not read the page as HTML")
-			}
-			if len(p.Links) > len(ex.hrefs) {
-				t.Fatalf("%d links from %d hrefs", len(p.Links), len(ex.hrefs))
-			}
-			seen := map[string]bool{}
-			for _, l := range p.Links {
-				checkLink(t, l)
-				if seen[l] {
-					t.Fatalf("link %q listed twice", l)
-				}
-				seen[l] = true
-			}
-			if p.Canonical != "" {
-				checkLink(t, p.Canonical)
-			}
-			if want, err := r.canon.Resolve(u, href); planted && ex.base == "" && err == nil {
-				if len(p.Links) == 0 || p.Links[0] != want {
-					t.Fatalf("planted link %q resolves against %s to %q, but the links are %q", href, page, want, p.Links)
-				}
-			}
-		}
 	})
-}
-
-// checkLink fails t unless l is an absolute, canonical http(s) URL with a
-// host, no fragment and at most canon.MaxLength bytes.
-func checkLink(t *testing.T, l string) {
-	t.Helper()
-	if len(l) > canon.MaxLength {
-		t.Fatalf("link of %d bytes, over canon.MaxLength", len(l))
-	}
-	pu, err := url.Parse(l)
-	if err != nil || pu.Scheme != "http" && pu.Scheme != "https" || pu.Host == "" || pu.Fragment != "" || strings.Contains(l, "#") {
-		t.Fatalf("link %q is not an absolute http(s) URL without fragment (%v)", l, err)
-	}
-	if c, err := (*canon.Canonicalizer)(nil).Canonical(l); err != nil || c != l {
-		t.Fatalf("link %q is not canonical: %q, %v", l, c, err)
-	}
-	if canon.Host(l) != pu.Host {
-		t.Fatalf("link %q: canon.Host %q, net/url %q", l, canon.Host(l), pu.Host)
-	}
 }
 
 // isSubsequence reports whether sub is s with some elements left out.
@@ -239,9 +180,9 @@ func TestXRobotsTag(t *testing.T) {
 		{[]string{"index, follow"}, false, false},
 	}
 	for _, tt := range tests {
-		i, f := xRobotsTag(tt.values, "crawler")
+		i, f := XRobotsTag(tt.values, "crawler")
 		if i != tt.noIndex || f != tt.noFollow {
-			t.Errorf("xRobotsTag(%q) = %v, %v; want %v, %v", tt.values, i, f, tt.noIndex, tt.noFollow)
+			t.Errorf("XRobotsTag(%q) = %v, %v; want %v, %v", tt.values, i, f, tt.noIndex, tt.noFollow)
 		}
 	}
 }

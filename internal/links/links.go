@@ -1,4 +1,4 @@
-package crawler
+package links
 
 import (
 	"bytes"
@@ -12,44 +12,39 @@ import (
 	"crawler/canon"
 )
 
-// maxHrefBytes is the longest href kept: canon rejects longer input
-// unread (4 × canon.MaxLength), so link extraction does not even copy it.
-const maxHrefBytes = 4 * canon.MaxLength
+// MaxHrefBytes is the longest href kept: canon rejects longer input unread
+// (4 × canon.MaxLength), so extraction does not even copy it.
+const MaxHrefBytes = 4 * canon.MaxLength
 
-// linkLimits bound what link extraction takes from one page, so that a
-// hostile page costs memory in proportion to its (capped) body at most.
-type linkLimits struct {
-	links int // hrefs kept; <= 0: no bound
+// Result is what Extract finds in one HTML document. Strings are raw
+// attribute values, not yet resolved.
+type Result struct {
+	Hrefs     []string // hrefs of <a> and <area>, in document order
+	Base      string   // the first <base href>
+	Canonical string   // <link rel="canonical" href>
+	NoFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
+	NoIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
+	Content   uint64   // fingerprint of the text, tag names and link paths, for duplicate detection
+	TooMany   bool     // hrefs past maxLinks were dropped
+	LongHrefs int      // hrefs over MaxHrefBytes, dropped unread
 }
 
-// extracted is what link extraction finds in one HTML document. Strings are
-// raw attribute values, not yet resolved.
-type extracted struct {
-	hrefs     []string // hrefs of <a> and <area>, in document order
-	base      string   // the first <base href>
-	canonical string   // <link rel="canonical" href>
-	noFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
-	noIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
-	content   uint64   // fingerprint of the text, tag names and link paths (see Traps.DuplicatePages)
-	tooMany   bool     // hrefs past linkLimits.links were dropped
-	longHrefs int      // hrefs over maxHrefBytes, dropped unread
-}
-
-// extractLinks reads an HTML body (never building a DOM) and collects its
-// links and the directives that govern them, within lim. Links marked
-// rel="nofollow" are dropped unless keepNoFollow is set. Robots meta tags
-// are read for name="robots" and for name=agent, the crawler's product
-// token (as name="googlebot" speaks to one crawler). The body is read in
-// place by an htmlScanner, which finds what x/net/html's Tokenizer finds.
-func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) extracted {
-	var ex extracted
+// Extract reads an HTML body in place (never building a DOM) and collects
+// its links and the directives that govern them: at most maxLinks hrefs
+// (<= 0: no bound), so that a hostile page costs memory in proportion to
+// its capped body. Links marked rel="nofollow" are dropped unless
+// keepNoFollow is set. Robots meta tags are read for name="robots" and for
+// name=agent, the crawler's product token (as name="googlebot" speaks to
+// one crawler). It finds what x/net/html's Tokenizer finds.
+func Extract(body []byte, keepNoFollow bool, agent string, maxLinks int) Result {
+	var ex Result
 	content := xxh3.New()
 	s := htmlScanner{b: body}
 	var name []byte // the tag's name as the Tokenizer gives it
 	for {
 		switch s.next() {
 		case htmlEnd:
-			ex.content = content.Sum64()
+			ex.Content = content.Sum64()
 			return ex
 		case htmlText:
 			content.Write(s.text)
@@ -70,27 +65,27 @@ func extractLinks(body []byte, keepNoFollow bool, agent string, lim linkLimits) 
 			content.Write(withoutQuery)
 			switch {
 			case !keepNoFollow && hasToken(string(rel), "nofollow"):
-			case len(href) > maxHrefBytes:
-				ex.longHrefs++
-			case lim.links > 0 && len(ex.hrefs) >= lim.links:
-				ex.tooMany = true
+			case len(href) > MaxHrefBytes:
+				ex.LongHrefs++
+			case maxLinks > 0 && len(ex.Hrefs) >= maxLinks:
+				ex.TooMany = true
 			default:
-				ex.hrefs = append(ex.hrefs, string(href))
+				ex.Hrefs = append(ex.Hrefs, string(href))
 			}
 		case "base":
-			if href, _, ok := decodedAttrs(&s, "href", ""); ok && ex.base == "" && len(href) <= maxHrefBytes {
-				ex.base = string(href)
+			if href, _, ok := decodedAttrs(&s, "href", ""); ok && ex.Base == "" && len(href) <= MaxHrefBytes {
+				ex.Base = string(href)
 			}
 		case "link":
-			if href, rel, ok := decodedAttrs(&s, "href", "rel"); ok && ex.canonical == "" && len(href) <= maxHrefBytes && hasToken(string(rel), "canonical") {
-				ex.canonical = string(href)
+			if href, rel, ok := decodedAttrs(&s, "href", "rel"); ok && ex.Canonical == "" && len(href) <= MaxHrefBytes && hasToken(string(rel), "canonical") {
+				ex.Canonical = string(href)
 			}
 		case "meta":
 			name, content, _ := decodedAttrs(&s, "name", "content")
 			name = bytes.TrimSpace(name)
 			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
 				noIndex, noFollow := robotsDirectives(string(content))
-				ex.noIndex, ex.noFollow = ex.noIndex || noIndex, ex.noFollow || noFollow
+				ex.NoIndex, ex.NoFollow = ex.NoIndex || noIndex, ex.NoFollow || noFollow
 			}
 		}
 	}
@@ -149,7 +144,7 @@ func robotsDirectives(list string) (noIndex, noFollow bool) {
 // each value optionally led by "agent:" to speak to one crawler only, as
 // in "otherbot: noindex". Values for other agents are ignored; agent is
 // the crawler's product token.
-func xRobotsTag(values []string, agent string) (noIndex, noFollow bool) {
+func XRobotsTag(values []string, agent string) (noIndex, noFollow bool) {
 	for _, v := range values {
 		if name, rest, ok := strings.Cut(v, ":"); ok {
 			name = strings.TrimSpace(name)
@@ -205,9 +200,9 @@ func hasToken(s, tok string) bool {
 	return false
 }
 
-// isHTML reports whether a response is HTML that links are extracted from:
+// isHTML reports whether a response is HTML that links are Result from:
 // text/html or application/xhtml+xml, sniffed when no Content-Type is given.
-func isHTML(contentType string, body []byte) bool {
+func IsHTML(contentType string, body []byte) bool {
 	if contentType == "" {
 		contentType = http.DetectContentType(body)
 	}

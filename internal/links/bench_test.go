@@ -1,4 +1,4 @@
-package crawler
+package links
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func BenchmarkExtractLinks(b *testing.B) {
 	b.ReportAllocs()
 	links := 0
 	for i := 0; b.Loop(); i++ {
-		links += len(extractLinks(pages[i%len(pages)], false, "crawler", defaultLimits).hrefs)
+		links += len(Extract(pages[i%len(pages)], false, "crawler", defaultMaxLinks).Hrefs)
 	}
 	if links == 0 {
 		b.Fatal("no links found")

@@ -1,4 +1,4 @@
-package crawler
+package links
 
 import (
 	"bytes"
@@ -117,17 +117,17 @@ func asciiLower(b []byte) string {
 	return string(l)
 }
 
-// extractLinksTokenizer is extractLinks as it was written on x/net/html's
+// extractTokenizer is extractLinks as it was written on x/net/html's
 // Tokenizer, the reference that extractLinks must agree with.
-func extractLinksTokenizer(body []byte, keepNoFollow bool, agent string, lim linkLimits) extracted {
-	var ex extracted
+func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int) Result {
+	var ex Result
 	content := xxh3.New()
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			ex.content = content.Sum64()
+			ex.Content = content.Sum64()
 			return ex
 		case html.TextToken:
 			content.Write(z.Raw())
@@ -152,27 +152,27 @@ func extractLinksTokenizer(body []byte, keepNoFollow bool, agent string, lim lin
 			content.Write(withoutQuery)
 			switch {
 			case !keepNoFollow && hasToken(string(rel), "nofollow"):
-			case len(href) > maxHrefBytes:
-				ex.longHrefs++
-			case lim.links > 0 && len(ex.hrefs) >= lim.links:
-				ex.tooMany = true
+			case len(href) > MaxHrefBytes:
+				ex.LongHrefs++
+			case maxLinks > 0 && len(ex.Hrefs) >= maxLinks:
+				ex.TooMany = true
 			default:
-				ex.hrefs = append(ex.hrefs, string(href))
+				ex.Hrefs = append(ex.Hrefs, string(href))
 			}
 		case "base":
-			if href, _, ok := attrs(z, "href", ""); ok && ex.base == "" && len(href) <= maxHrefBytes {
-				ex.base = string(href)
+			if href, _, ok := attrs(z, "href", ""); ok && ex.Base == "" && len(href) <= MaxHrefBytes {
+				ex.Base = string(href)
 			}
 		case "link":
-			if href, rel, ok := attrs(z, "href", "rel"); ok && ex.canonical == "" && len(href) <= maxHrefBytes && hasToken(string(rel), "canonical") {
-				ex.canonical = string(href)
+			if href, rel, ok := attrs(z, "href", "rel"); ok && ex.Canonical == "" && len(href) <= MaxHrefBytes && hasToken(string(rel), "canonical") {
+				ex.Canonical = string(href)
 			}
 		case "meta":
 			name, content, _ := attrs(z, "name", "content")
 			name = bytes.TrimSpace(name)
 			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
 				noIndex, noFollow := robotsDirectives(string(content))
-				ex.noIndex, ex.noFollow = ex.noIndex || noIndex, ex.noFollow || noFollow
+				ex.NoIndex, ex.NoFollow = ex.NoIndex || noIndex, ex.NoFollow || noFollow
 			}
 		}
 	}
@@ -233,8 +233,8 @@ func FuzzScanHTML(f *testing.F) {
 			t.Fatalf("htmlScanner found\n%s\nx/net/html's Tokenizer\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		for _, keep := range []bool{false, true} {
-			lim := linkLimits{links: 3}
-			want, got := extractLinksTokenizer(doc, keep, "crawler", lim), extractLinks(doc, keep, "crawler", lim)
+			lim := 3
+			want, got := extractTokenizer(doc, keep, "crawler", lim), Extract(doc, keep, "crawler", lim)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("extractLinks = %+v\nwith x/net/html's Tokenizer: %+v", got, want)
 			}
