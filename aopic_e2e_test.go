@@ -12,6 +12,7 @@ import (
 	"crawler"
 	"crawler/canon"
 	"crawler/crawlertest"
+	"crawler/fetch"
 	"crawler/frontier"
 )
 
@@ -79,8 +80,8 @@ func crawlTrapWeb(t *testing.T, w *crawlertest.Web, name string, f frontier.Fron
 		}
 		return nil
 	})
-	c := &crawler.Crawler{Handler: h, Frontier: f, Fetcher: &crawler.HTTPFetcher{Client: w.Client()},
-		Delay: -1, DelayFactor: -1, Backoff: -1, Workers: 8, MaxPages: int64(2 * len(good))}
+	c := &crawler.Crawler{Handler: h, Frontier: f, Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
+		Pacing: noPacing, Workers: 8, MaxPages: int64(2 * len(good))}
 	if err := c.Run(context.Background(), w.Seeds()...); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
 )
 
 // BenchmarkCrawl crawls a budget of pages of a 200-host crawlertest web of
@@ -47,11 +49,10 @@ func BenchmarkCrawl(b *testing.B) {
 func benchCrawler(b *testing.B, w *crawlertest.Web, budget int64) {
 	measure(b, func() int64 {
 		c := &crawler.Crawler{
-			Fetcher:     &crawler.HTTPFetcher{Client: w.Client()},
-			Delay:       -1, // no politeness delay, fixed or adaptive
-			DelayFactor: -1,
-			Workers:     32,
-			MaxPages:    budget,
+			Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
+			Pacing:   politeness.Pacing{Delay: -1, DelayFactor: -1}, // no politeness delay, fixed or adaptive
+			Workers:  32,
+			MaxPages: budget,
 		}
 		if err := c.Run(context.Background(), w.Seeds()...); err != nil {
 			b.Fatal(err)

@@ -16,7 +16,10 @@ import (
 
 	"crawler"
 	"crawler/canon"
+	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/internal/leak"
+	"crawler/seen"
 )
 
 // holdSite is a loopback host of pages /p/0 … /p/n-1, where page i links to
@@ -260,12 +263,13 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 	a.setPeer(b.URL)
 	b.setPeer(a.URL)
 
-	fetcher := &crawler.HTTPFetcher{Timeout: 30 * time.Second, Addresses: testLoopback}
+	fetcher := &fetch.HTTPFetcher{Timeout: 30 * time.Second, Addresses: testLoopback}
 	watch := newWatchFrontier(f)
 	pages := &pageCount{calls: map[string]int{}, links: map[string]bool{}}
+	set := seen.NewExact(0)
 	c := &crawler.Crawler{
-		Handler: pages, Fetcher: fetcher, Frontier: watch,
-		Workers: 2 * perHost, Delay: -1, DelayFactor: -1, Backoff: -1,
+		Handler: pages, Fetcher: fetcher, Frontier: watch, Seen: set,
+		Workers: 2 * perHost, Pacing: noPacing,
 	}
 	before := runtime.NumGoroutine()
 
@@ -348,7 +352,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 	calls, links := pages.snapshot()
 	links[a.URL+"/p/0"] = true
 	for u := range links {
-		if !c.Seen.Contains(canon.Fingerprint(u)) {
+		if !set.Contains(canon.Fingerprint(u)) {
 			t.Errorf("%s was discovered but is not in the seen-set", u)
 		}
 		if calls[u] == 0 && !waiting[u] {
@@ -417,7 +421,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 // long politeness delay, with no request in flight: Run must not sit out
 // the delay, and the waiting URLs stay in the frontier.
 func TestCancelWhilePacing(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newSite(t, map[string]response{
 		"/":  html("/1", "/2"),
 		"/1": html(),
@@ -426,7 +430,7 @@ func TestCancelWhilePacing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := fast(nil)
-	c.Delay = time.Hour
+	c.Pacing.Delay = time.Hour
 	c.IgnoreRobots = true // else robots.txt takes the host's turn and "/" waits the hour
 	handled := make(chan struct{})
 	c.Handler = crawler.HandlerFunc(func(context.Context, *crawler.Page) error {

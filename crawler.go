@@ -6,38 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"crawler/canon"
+	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/politeness"
 	"crawler/seen"
 )
 
-// Defaults of the Crawler, each overridable by a field.
+// Defaults of the Crawler, each used where its field is 0. The pacing
+// defaults are politeness's ([politeness.DefaultDelay] and the rest).
 const (
 	// DefaultWorkers is the number of pages processed at once.
 	DefaultWorkers = 16
-	// DefaultDelay is the least time between two requests to one host.
-	DefaultDelay = time.Second
-	// DefaultMaxCrawlDelay caps a robots.txt Crawl-delay.
-	DefaultMaxCrawlDelay = 30 * time.Second
-	// DefaultDelayFactor is the multiple of a host's last response time
-	// waited before the next request to it (Heritrix uses 5, Mercator 10).
-	DefaultDelayFactor = 5.0
-	// DefaultMaxAdaptiveDelay caps DelayFactor × response time.
-	DefaultMaxAdaptiveDelay = 30 * time.Second
-	// DefaultMaxRetryAfter caps the wait a Retry-After header asks for.
-	DefaultMaxRetryAfter = 10 * time.Minute
-	// DefaultBackoff is the wait after a host's first failure in a row
-	// (429, 5xx, no response), doubled for each further one.
-	DefaultBackoff = 5 * time.Second
-	// DefaultMaxBackoff caps the doubled backoff.
-	DefaultMaxBackoff = 10 * time.Minute
-	// DefaultMaxHostFailures is how many failures in a row retire a host.
-	DefaultMaxHostFailures = 5
 	// DefaultMaxRetries is how often a URL whose request failed (429,
 	// 5xx, no response) is tried again.
 	DefaultMaxRetries = 2
@@ -45,9 +30,6 @@ const (
 	DefaultMaxRedirects = 10
 	// DefaultMaxLinksPerPage is the most links taken from one page.
 	DefaultMaxLinksPerPage = 20000
-	// robotsMaxBytes is how much of a robots.txt is read (RFC 9309 asks
-	// for at least 500 KiB).
-	robotsMaxBytes = 512 << 10
 	// robotsMaxRedirects is how many redirects a robots.txt fetch follows
 	// (RFC 9309: at least five).
 	robotsMaxRedirects = 5
@@ -60,122 +42,104 @@ var (
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
 	// ErrHostRetired is the Err of the pages of a host the crawl gave up
-	// on after MaxHostFailures failures in a row; they are not fetched.
+	// on after Pacing.MaxFailures failures in a row; they are not fetched.
 	ErrHostRetired = errors.New("crawler: host retired")
 )
 
 // Crawler crawls the web from seed URLs. Set its fields, then call Run. The
 // zero value crawls politely: robots.txt obeyed, one request at a time per
 // host, a second between them, breadth-first, every http(s) link followed.
+// Numbers follow the package's rule: 0 is the default, negative is off.
 //
-// Fields must not change while Run is running. Run fills a nil Fetcher,
-// Frontier and Seen with the defaults it makes, so a Crawler that Runs
-// again keeps its frontier and seen-set: a second Run resumes the first
-// (seeds already seen are not fetched again).
+// Fields must not change while Run is running; Run never writes them. The
+// frontier and seen-set a Run makes for nil Frontier and Seen fields are
+// kept in the Crawler, so a second Run resumes the first (seeds already
+// seen are not fetched again).
 type Crawler struct {
-	// Handler receives every page fetched or tried. Nil means none: the
-	// crawl only discovers.
+	// Handler receives every page fetched or tried. Nil: none, the crawl
+	// only discovers.
 	Handler Handler
-	// Fetcher fetches pages and robots.txt. Nil means an [HTTPFetcher]
-	// with its defaults, which refuse loopback and private addresses (see
-	// [AddressPolicy]).
-	Fetcher Fetcher
-	// Frontier orders the URLs to fetch. Nil means a [frontier.FIFO] with
-	// PerHost set from PerHost. A Frontier given here keeps its own
-	// per-host setting.
+	// Fetcher fetches pages and robots.txt. Nil: a [fetch.HTTPFetcher]
+	// with its defaults, which refuse loopback and private addresses.
+	Fetcher fetch.Fetcher
+	// Frontier orders the URLs to fetch. Nil: a [frontier.FIFO] with
+	// PerHost set from PerHost.
 	Frontier frontier.Frontier
-	// Seen is the URL-seen set. Nil means a [seen.Exact].
+	// Seen is the URL-seen set. Nil: a [seen.Exact].
 	Seen seen.Set
-	// Canon canonicalizes URLs. Nil means the core rules only.
+	// Canon canonicalizes URLs. Nil: the core rules only.
 	Canon *canon.Canonicalizer
-	// Robots caches robots.txt per host. Nil means a cache, made for each
-	// Run, that fetches through Fetcher. Its Fetch field, if nil, is set
-	// to fetch through Fetcher.
+	// Robots caches robots.txt per host. Nil: a cache with the defaults.
+	// A cache whose Fetch is nil lends its settings to one that fetches
+	// through Fetcher.
 	Robots *politeness.RobotsCache
 	// Scope says which links are followed.
 	Scope Scope
 	// Traps bounds what crawler traps (endless URL spaces) can cost.
-	// The zero value is the defaults.
 	Traps Traps
+	// Pacing says when a host may be asked again: delays, backoff,
+	// Retry-After, retirement. The zero value is the polite default.
+	Pacing politeness.Pacing
 	// Logger receives debug lines for pages and warnings for failures.
-	// Nil means no logging.
+	// Nil: no logging.
 	Logger *slog.Logger
 
 	// UserAgent is sent with every request and matched against robots.txt
-	// groups by its product token. "" means DefaultUserAgent.
+	// groups by its product token. "": fetch.DefaultUserAgent.
 	UserAgent string
-	// Workers is how many pages are processed at once. 0 means
-	// DefaultWorkers.
+	// Workers is how many pages are processed at once. 0: DefaultWorkers;
+	// negative: an error.
 	Workers int
-	// PerHost is how many requests may be in flight to one host. 0 means 1.
+	// PerHost is how many requests may be in flight to one host, when
+	// Frontier is nil. 0: 1; negative: an error.
 	PerHost int
-	// Delay is the least time between two requests to one host, counted
-	// from the end of the first. 0 means DefaultDelay; a negative value
-	// means no delay (for your own servers and tests only).
-	//
-	// The wait after a request is max(Delay, the robots.txt Crawl-delay
-	// capped at MaxCrawlDelay, DelayFactor × the response time capped at
-	// MaxAdaptiveDelay); after a failure (429, 5xx, no response) it is at
-	// least the backoff and what Retry-After asks for. See
-	// [politeness.Pacing].
-	Delay time.Duration
-	// MaxCrawlDelay caps the Crawl-delay of robots.txt. 0 means
-	// DefaultMaxCrawlDelay.
-	MaxCrawlDelay time.Duration
-	// DelayFactor is the multiple of a host's last response time waited
-	// before its next request, so that a host slowing down under load is
-	// visited less often. 0 means DefaultDelayFactor; negative, none.
-	DelayFactor float64
-	// MaxAdaptiveDelay caps DelayFactor × response time. 0 means
-	// DefaultMaxAdaptiveDelay.
-	MaxAdaptiveDelay time.Duration
-	// MaxRetryAfter caps the wait that a Retry-After header of a 429 or
-	// 5xx response asks for. 0 means DefaultMaxRetryAfter; negative
-	// ignores Retry-After (for your own servers and tests only).
-	MaxRetryAfter time.Duration
-	// Backoff is the least wait after a host's first failure in a row,
-	// doubled for each further one up to MaxBackoff. 0 means
-	// DefaultBackoff; negative, none.
-	Backoff time.Duration
-	// MaxBackoff caps the doubled Backoff. 0 means DefaultMaxBackoff.
-	MaxBackoff time.Duration
-	// MaxHostFailures is how many failures in a row (429, 5xx, no
-	// response, robots.txt unavailable) retire a host: its remaining URLs
-	// reach the Handler with ErrHostRetired, unfetched. 0 means
-	// DefaultMaxHostFailures; negative, never.
-	MaxHostFailures int
-	// MaxRetries is how often a URL whose request failed is tried again,
-	// after its host's backoff; each try counts against MaxPages. 0 means
-	// DefaultMaxRetries; negative, none.
-	MaxRetries int
 	// MaxRate bounds the requests per second of the whole crawl, robots.txt
-	// included. 0 means no bound beyond the per-host pacing.
+	// included. 0 or negative: no bound beyond the per-host pacing.
 	MaxRate float64
+	// MaxRetries is how often a URL whose request failed (429, 5xx, no
+	// response) is tried again, after its host's backoff; each try counts
+	// against MaxPages. 0: DefaultMaxRetries; negative: none.
+	MaxRetries int
+	// MaxRedirects is the longest redirect chain followed. 0:
+	// DefaultMaxRedirects; negative: none followed.
+	MaxRedirects int
+	// MaxLinksPerPage bounds the links taken from one HTML page; the page
+	// counts in Stats.LinksTruncated. 0: DefaultMaxLinksPerPage; negative:
+	// no bound but the body's.
+	MaxLinksPerPage int
+	// MaxPages bounds the page requests of one Run (robots.txt not
+	// counted). 0 or negative: no limit.
+	MaxPages int64
+	// MaxBytes bounds the body bytes of one Run; fetches in flight when it
+	// is reached may pass it. 0 or negative: no limit.
+	MaxBytes int64
 	// IgnoreRobots, if set, fetches without asking robots.txt.
 	IgnoreRobots bool
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
 	// meta robots says nofollow.
 	IgnoreNoFollow bool
-	// MaxPages bounds the page requests of one Run (robots.txt not
-	// counted). 0 means no limit.
-	MaxPages int64
-	// MaxBytes bounds the body bytes of one Run. The crawl stops starting
-	// fetches once it is reached, so those in flight may pass it. 0 means
-	// no limit.
-	MaxBytes int64
-	// MaxRedirects is the longest redirect chain followed. 0 means
-	// DefaultMaxRedirects; a negative value follows none.
-	MaxRedirects int
-	// MaxLinksPerPage bounds the links taken from one HTML page; the rest
-	// are not followed (nor in Page.Links), and the page counts in
-	// Stats.LinksTruncated. 0 means DefaultMaxLinksPerPage; negative, no
-	// bound but the body's.
-	MaxLinksPerPage int
 
-	running     atomic.Bool
-	stats       atomic.Pointer[counters]
-	hostStats   atomic.Pointer[hostTable]
-	madeFetcher *HTTPFetcher // the default Fetcher, once Run has made it
+	running   atomic.Bool
+	stats     atomic.Pointer[counters]
+	hostStats atomic.Pointer[hostTable]
+	made      made // what Runs made for nil fields, kept for the next Run
+}
+
+// made is what Run made for the Crawler's nil fields. Only Run touches it,
+// and only one Run runs at a time.
+type made struct {
+	fetcher  *fetch.HTTPFetcher
+	frontier frontier.Frontier
+	seen     seen.Set
+	robots   *politeness.RobotsCache
+	robotsOf *politeness.RobotsCache // the Robots field whose settings robots took
+	// robotsRun is the Run robots fetches for: its Fetcher and User-Agent.
+	robotsRun atomic.Pointer[run]
+}
+
+// fetchRobots is the Fetch of the robots.txt cache made by Run.
+func (m *made) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
+	return m.robotsRun.Load().fetchRobots(ctx, robotsURL)
 }
 
 // Stats returns a snapshot of the counters of the current Run, or of the
@@ -226,6 +190,9 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 		return ErrRunning
 	}
 	defer c.running.Store(false)
+	if err := c.validate(); err != nil {
+		return err
+	}
 
 	r := c.newRun(h)
 	canonSeeds := make([]string, 0, len(seeds))
@@ -249,8 +216,8 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	c.stats.Store(r.stats)
 	c.hostStats.Store(r.hostTab)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
-	if r.fetcher == c.madeFetcher {
-		defer c.madeFetcher.CloseIdleConnections() // leave no idle connections behind
+	if c.Fetcher == nil {
+		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
 	}
 	for _, u := range canonSeeds {
 		r.discover(link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}, "")
@@ -258,11 +225,30 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	return r.loop(ctx)
 }
 
+// validate reports the fields that no crawl can run with: the sizes
+// (Workers, PerHost) that have no "off", and numbers that are not numbers.
+func (c *Crawler) validate() error {
+	var errs []error
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Errorf("crawler: Workers is %d; want 0 (the default) or more", c.Workers))
+	}
+	if c.PerHost < 0 {
+		errs = append(errs, fmt.Errorf("crawler: PerHost is %d; want 0 (the default) or more", c.PerHost))
+	}
+	if math.IsNaN(c.MaxRate) || math.IsInf(c.MaxRate, 0) {
+		errs = append(errs, fmt.Errorf("crawler: MaxRate is %v", c.MaxRate))
+	}
+	if err := c.Pacing.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
 // run is the state of one Run.
 type run struct {
 	c        *Crawler
 	handler  Handler
-	fetcher  Fetcher
+	fetcher  fetch.Fetcher
 	frontier frontier.Frontier
 	seen     seen.Set
 	canon    *canon.Canonicalizer
@@ -283,6 +269,8 @@ type run struct {
 	hosts map[string]struct{} // scheduler only
 }
 
+// newRun prepares a Run: the Crawler's fields, or for nil ones what an
+// earlier Run made, or new defaults, which it keeps for the next Run.
 func (c *Crawler) newRun(h Handler) *run {
 	r := &run{
 		c:         c,
@@ -294,74 +282,56 @@ func (c *Crawler) newRun(h Handler) *run {
 		robots:    c.Robots,
 		log:       c.Logger,
 		stats:     &counters{start: time.Now()},
-		userAgent: cmp.Or(c.UserAgent, DefaultUserAgent),
-		workers:   c.Workers,
-		hostTab:   newHostTable(c.pacing()),
+		userAgent: cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
+		workers:   politeness.Or(c.Workers, DefaultWorkers),
+		hostTab:   newHostTable(c.Pacing),
 		traps:     newTrapRules(c.Traps),
 		hosts:     map[string]struct{}{},
 	}
+	m := &c.made
 	if r.fetcher == nil {
-		c.madeFetcher = &HTTPFetcher{}
-		r.fetcher, c.Fetcher = c.madeFetcher, c.madeFetcher
+		if m.fetcher == nil {
+			m.fetcher = &fetch.HTTPFetcher{}
+		}
+		r.fetcher = m.fetcher
 	}
 	if r.frontier == nil {
-		r.frontier = &frontier.FIFO{PerHost: c.PerHost}
-		c.Frontier = r.frontier
+		if m.frontier == nil {
+			m.frontier = &frontier.FIFO{PerHost: c.PerHost}
+		}
+		r.frontier = m.frontier
 	}
 	if r.seen == nil {
-		r.seen = seen.NewExact(0)
-		c.Seen = r.seen
+		if m.seen == nil {
+			m.seen = seen.NewExact(0)
+		}
+		r.seen = m.seen
 	}
 	if r.canon == nil {
 		r.canon = new(canon.Canonicalizer)
 	}
-	if r.robots == nil {
-		r.robots = new(politeness.RobotsCache)
-	}
-	if r.robots.Fetch == nil {
-		r.robots.Fetch = r.fetchRobots
+	if r.robots == nil || r.robots.Fetch == nil {
+		if m.robots == nil || m.robotsOf != c.Robots {
+			m.robots, m.robotsOf = &politeness.RobotsCache{Fetch: m.fetchRobots}, c.Robots
+			if c.Robots != nil {
+				m.robots.TTL, m.robots.ErrorTTL, m.robots.MaxErrorTTL = c.Robots.TTL, c.Robots.ErrorTTL, c.Robots.MaxErrorTTL
+				m.robots.MaxOutage, m.robots.Now = c.Robots.MaxOutage, c.Robots.Now
+			}
+		}
+		m.robotsRun.Store(r)
+		r.robots = m.robots
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	if r.workers <= 0 {
-		r.workers = DefaultWorkers
-	}
-	r.maxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
-	r.maxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
-	r.maxLinks = orDefault(c.MaxLinksPerPage, DefaultMaxLinksPerPage)
+	r.maxRedirects = politeness.Or(c.MaxRedirects, DefaultMaxRedirects)
+	r.maxRetries = politeness.Or(c.MaxRetries, DefaultMaxRetries)
+	r.maxLinks = politeness.Or(c.MaxLinksPerPage, DefaultMaxLinksPerPage)
 	if c.MaxRate > 0 {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	r.agentToken = politeness.ProductToken(r.userAgent)
 	return r
-}
-
-// pacing is the per-host pacing policy the fields describe, defaults
-// filled in.
-func (c *Crawler) pacing() politeness.Pacing {
-	return politeness.Pacing{
-		MinDelay:         orDefault(c.Delay, DefaultDelay),
-		MaxCrawlDelay:    cmp.Or(max(c.MaxCrawlDelay, 0), DefaultMaxCrawlDelay),
-		DelayFactor:      orDefault(c.DelayFactor, DefaultDelayFactor),
-		MaxAdaptiveDelay: cmp.Or(max(c.MaxAdaptiveDelay, 0), DefaultMaxAdaptiveDelay),
-		MaxRetryAfter:    orDefault(c.MaxRetryAfter, DefaultMaxRetryAfter),
-		BackoffBase:      orDefault(c.Backoff, DefaultBackoff),
-		MaxBackoff:       cmp.Or(max(c.MaxBackoff, 0), DefaultMaxBackoff),
-		MaxFailures:      orDefault(c.MaxHostFailures, DefaultMaxHostFailures),
-	}
-}
-
-// orDefault reads a field where 0 means def and a negative value means
-// off (0).
-func orDefault[T int | float64 | time.Duration](v, def T) T {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
 }
 
 // link is a URL found on a page (or a redirect target), canonical and in

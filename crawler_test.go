@@ -17,194 +17,10 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/fetch"
+	"crawler/internal/leak"
 	"crawler/politeness"
 )
-
-// site is a small web on one httptest server: a path answers with a page
-// (HTML unless the type says otherwise), a redirect, or a status. It counts
-// requests per path.
-type site struct {
-	*httptest.Server
-	mu     sync.Mutex
-	pages  map[string]response
-	counts map[string]int
-	order  []string
-}
-
-type response struct {
-	status int
-	ctype  string
-	body   string
-	header map[string]string
-	delay  time.Duration
-	wait   chan struct{} // if set, the answer waits for it to close (at most 10 s)
-	then   *response     // if set, the path answers this from the next request on
-}
-
-func newSite(t *testing.T, pages map[string]response) *site {
-	s := &site{pages: pages, counts: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *site) serve(w http.ResponseWriter, r *http.Request) {
-	key := r.URL.RequestURI()
-	s.mu.Lock()
-	s.counts[key]++
-	s.order = append(s.order, key)
-	resp, ok := s.pages[key]
-	if ok && resp.then != nil {
-		s.pages[key] = *resp.then
-	}
-	s.mu.Unlock()
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	if resp.wait != nil {
-		select {
-		case <-resp.wait:
-		case <-time.After(10 * time.Second):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if resp.delay > 0 {
-		select {
-		case <-time.After(resp.delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	for k, v := range resp.header {
-		w.Header().Set(k, strings.ReplaceAll(v, "$URL", s.URL))
-	}
-	if resp.ctype == "" {
-		resp.ctype = "text/html; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", resp.ctype)
-	w.WriteHeader(cmpInt(resp.status, 200))
-	fmt.Fprint(w, strings.ReplaceAll(resp.body, "$URL", s.URL))
-}
-
-// set replaces the response at path.
-func (s *site) set(path string, r response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pages[path] = r
-}
-
-// reset forgets the requests counted so far.
-func (s *site) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts, s.order = map[string]int{}, nil
-}
-
-func (s *site) count(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[path]
-}
-
-func (s *site) requests() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps(s.counts)
-}
-
-func maps(m map[string]int) map[string]int {
-	c := make(map[string]int, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
-func cmpInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func html(links ...string) response {
-	var b strings.Builder
-	b.WriteString("<html><head><title>t</title></head><body>")
-	for _, l := range links {
-		fmt.Fprintf(&b, `<a href="%s">x</a>`, l)
-	}
-	return response{body: b.String()}
-}
-
-func redirect(code int, to string) response {
-	return response{status: code, header: map[string]string{"Location": to}}
-}
-
-// collect is a Handler that records the pages it is given.
-type collect struct {
-	mu    sync.Mutex
-	pages map[string]*crawler.Page
-}
-
-func (c *collect) Handle(_ context.Context, p *crawler.Page) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pages == nil {
-		c.pages = map[string]*crawler.Page{}
-	}
-	if _, dup := c.pages[p.URL]; dup {
-		return fmt.Errorf("page %s handled twice", p.URL)
-	}
-	c.pages[p.URL] = p
-	return nil
-}
-
-// page returns the page handled for u, or nil.
-func (c *collect) page(u string) *crawler.Page {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pages[u]
-}
-
-func (c *collect) urls() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var us []string
-	for u := range c.pages {
-		us = append(us, u)
-	}
-	slices.Sort(us)
-	return us
-}
-
-// noLeak fails the test if goroutines started during it are still running
-// at its end. It polls briefly, since exiting goroutines take a moment to
-// be reaped by the runtime.
-func noLeak(t *testing.T) {
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(3 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			runtime.Gosched()
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines left (started with %d):\n%s", n, before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
-
-// fast returns a Crawler for tests: no delay, a few workers.
-// fast is a Crawler for tests on loopback: no delays (fixed or adaptive),
-// no backoff, and an unavailable robots.txt retried after a millisecond.
-func fast(h crawler.Handler) *crawler.Crawler {
-	return &crawler.Crawler{Handler: h, Delay: -1, DelayFactor: -1, Backoff: -1, Workers: 4,
-		Robots:  &politeness.RobotsCache{ErrorTTL: time.Millisecond},
-		Fetcher: &crawler.HTTPFetcher{Addresses: testLoopback}}
-}
 
 func TestCrawlSmallSite(t *testing.T) {
 	s := newSite(t, map[string]response{
@@ -376,7 +192,7 @@ func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 	var got collect
 	c := fast(&got)
 	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
-	c.Backoff, c.MaxHostFailures = time.Millisecond, 3
+	c.Pacing.Backoff, c.Pacing.MaxFailures = time.Millisecond, 3
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +225,7 @@ func TestRobotsUnavailableThenRecovers(t *testing.T) {
 	var got collect
 	c := fast(&got)
 	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
-	c.Backoff = time.Millisecond
+	c.Pacing.Backoff = time.Millisecond
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
@@ -581,9 +397,12 @@ func TestMaxPagesExact(t *testing.T) {
 	}
 }
 
+// MaxDepth d fetches the pages within d links of the seed; 0 or negative
+// is no limit.
 func TestMaxDepth(t *testing.T) {
-	s := chainSite(t, 20)
-	for _, depth := range []int{-1, 1, 4} {
+	const n = 20
+	s := chainSite(t, n)
+	for _, depth := range []int{-1, 0, 1, 4} {
 		s.reset()
 		var got collect
 		c := fast(&got)
@@ -591,9 +410,12 @@ func TestMaxDepth(t *testing.T) {
 		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
 			t.Fatal(err)
 		}
-		maxd := max(depth, 0)
-		// Pages /0../d are at depth i; leaves /i/x at i+1.
-		want := 1 + 3*maxd
+		maxd := depth
+		if depth <= 0 {
+			maxd = n + 1
+		}
+		// Pages /0../n are at depth i; leaves /i/x and /i/y at i+1.
+		want := 1 + 3*min(maxd, n)
 		if len(got.pages) != want {
 			t.Errorf("MaxDepth=%d: %d pages, want %d: %v", depth, len(got.pages), want, got.urls())
 		}
@@ -637,7 +459,7 @@ func TestScope(t *testing.T) {
 
 func TestDelayBetweenRequests(t *testing.T) {
 	s := chainSite(t, 3)
-	c := &crawler.Crawler{Delay: 150 * time.Millisecond, Workers: 4, Fetcher: &crawler.HTTPFetcher{Addresses: testLoopback}}
+	c := &crawler.Crawler{Pacing: politeness.Pacing{Delay: 150 * time.Millisecond}, Workers: 4, Fetcher: &fetch.HTTPFetcher{Addresses: testLoopback}}
 	start := time.Now()
 	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
 		t.Fatal(err)
@@ -672,7 +494,7 @@ func TestCrawlDelay(t *testing.T) {
 	s.reset()
 	s.set("/robots.txt", response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 3600\n"})
 	c = fast(nil)
-	c.MaxCrawlDelay = 50 * time.Millisecond
+	c.Pacing.MaxCrawlDelay = 50 * time.Millisecond
 	start = time.Now()
 	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
 		t.Fatal(err)
@@ -716,7 +538,7 @@ func TestSlowHostDoesNotSlowOthers(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newSite(t, map[string]response{
 		"/":  html("/1", "/2", "/3", "/4"),
 		"/1": {delay: time.Minute},
@@ -804,7 +626,7 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := got.pages[deadURL+"/gone"]
-	var fe *crawler.FetchError
+	var fe *fetch.FetchError
 	// The dead host's robots.txt is what fails: asked for until the host
 	// is retired, the page is tried, not fetched, and the handler learns
 	// why, down to the refused connection.
@@ -813,9 +635,9 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 		crawler.ErrorKind(p.Err) != crawler.KindHostRetired || p.Status != 0 || p.Referrer != s.URL+"/" {
 		t.Fatalf("page of a dead host = %+v", p)
 	}
-	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != crawler.DefaultMaxHostFailures || st.Requests != 1 ||
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != politeness.DefaultMaxFailures || st.Requests != 1 ||
 		st.HostsRetired != 1 {
-		t.Errorf("stats = %+v, want %d robots-unavailable errors and only the live page requested", st, crawler.DefaultMaxHostFailures)
+		t.Errorf("stats = %+v, want %d robots-unavailable errors and only the live page requested", st, politeness.DefaultMaxFailures)
 	}
 
 	c = fast(&collect{})
@@ -830,7 +652,7 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 }
 
 func TestPagesIterator(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := chainSite(t, 30)
 	c := fast(nil)
 	var n int
@@ -890,7 +712,7 @@ func TestBodyCapReportsTruncation(t *testing.T) {
 	s := newSite(t, map[string]response{"/": {body: long}, "/early": html(), "/late": html()})
 	var got collect
 	c := fast(&got)
-	c.Fetcher = &crawler.HTTPFetcher{MaxBodyBytes: 1000, Addresses: testLoopback}
+	c.Fetcher = &fetch.HTTPFetcher{MaxBodyBytes: 1000, Addresses: testLoopback}
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}

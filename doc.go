@@ -17,7 +17,7 @@
 // pushed to the frontier (package frontier), which hands out URLs only
 // from hosts that politeness lets us contact now. A worker checks the
 // host's robots.txt (package politeness), fetches the URL with the
-// [Fetcher], extracts links from HTML, passes the [Page] to the [Handler],
+// [fetch.Fetcher], extracts links from HTML, passes the [Page] to the [Handler],
 // and sends the links back; redirects are not followed inside the fetch
 // but scheduled as new URLs under their own host's politeness.
 //
@@ -36,11 +36,11 @@
 // 30 s, 5x its last response time capped at 30 s) before the next, backs
 // off exponentially and honours Retry-After when a host answers 429 or 5xx
 // or not at all, retries such a URL twice and gives up on a host after 5
-// failures in a row ([ErrHostRetired]), sends [DefaultUserAgent], reads at
+// failures in a row ([ErrHostRetired]), sends [fetch.DefaultUserAgent], reads at
 // most 10 MiB of a body in at most 30 s, follows at most 10 redirects,
 // honours rel="nofollow", <meta name="robots"> and X-Robots-Tag, and looks
 // a host's name up once per five minutes rather than once per connection
-// ([DNSCache]; a failed lookup is kept for 30 s), and bounds what crawler
+// ([fetch.DNSCache]; a failed lookup is kept for 30 s), and bounds what crawler
 // traps can cost ([Traps]: URL length, path depth, repeated segments, path
 // patterns that keep serving duplicate content). It crawls breadth-first
 // ([frontier.FIFO]); [frontier.AOPIC] crawls the most important pages
@@ -49,7 +49,7 @@
 // credentials to its own host only, and refuses to connect to loopback,
 // private, link-local and the other special-purpose addresses, checked
 // after DNS resolution and on every redirect hop (SSRF protection; see
-// [AddressPolicy] to allow some).
+// [fetch.AddressPolicy] to allow some).
 // Each default is a field to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
 // Robots, Handler, Scope) can be replaced by your own.
 //

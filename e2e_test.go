@@ -2,13 +2,21 @@ package crawler_test
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/internal/leak"
+	"crawler/politeness"
 	"crawler/seen"
 )
 
@@ -18,11 +26,10 @@ func crawlWeb(t *testing.T, w *crawlertest.Web, configure func(*crawler.Crawler)
 	t.Helper()
 	got := new(collect)
 	c := &crawler.Crawler{
-		Handler:     got,
-		Fetcher:     &crawler.HTTPFetcher{Client: w.Client()},
-		Delay:       -1,
-		DelayFactor: -1,
-		Workers:     32,
+		Handler: got,
+		Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
+		Pacing:  politeness.Pacing{Delay: -1, DelayFactor: -1},
+		Workers: 32,
 	}
 	if configure != nil {
 		configure(c)
@@ -37,7 +44,7 @@ func crawlWeb(t *testing.T, w *crawlertest.Web, configure func(*crawler.Crawler)
 // every reachable page is fetched exactly once, no disallowed page is
 // fetched, and each host's robots.txt is fetched once.
 func TestCrawlSyntheticWeb(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 200, PagesPerHost: 6, PageBytes: 2048, MaxChain: crawler.DefaultMaxRedirects})
 	defer w.Close()
 	c, got := crawlWeb(t, w, nil)
@@ -154,11 +161,11 @@ func TestCrawlSyntheticWebSlowHost(t *testing.T) {
 func TestCrawlThroughProxy(t *testing.T) {
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 4, Hosts: 5, PagesPerHost: 5, MaxChain: crawler.DefaultMaxRedirects})
 	defer w.Close()
-	tr := crawler.NewTransport()
+	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyURL(w.ProxyURL())
 	defer tr.CloseIdleConnections()
 	c, _ := crawlWeb(t, w, func(c *crawler.Crawler) {
-		c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+		c.Fetcher = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}
 	})
 	if want := len(w.Depths(w.Seeds()...)); c.Stats().Requests != int64(want) || w.TotalRequests() != want {
 		t.Errorf("through the proxy: %d requests, want %d", w.TotalRequests(), want)
@@ -207,5 +214,73 @@ func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
 		if c.Stats().Requests == 0 {
 			t.Errorf("%s: nothing fetched", name)
 		}
+	}
+}
+
+// Credentials in a seed's URL go to its host only: its relative links and
+// redirects keep them, links and redirects to another host (absolute,
+// network-path, through <base>) do not carry them.
+func TestCredentialsStayOnTheirHost(t *testing.T) {
+	type hit struct{ path, auth string }
+	var mu sync.Mutex
+	hits := map[string][]hit{} // by server: "a" or "b"
+	record := func(name string, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		hits[name] = append(hits[name], hit{r.URL.Path, r.Header.Get("Authorization")})
+	}
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record("b", r)
+		fmt.Fprint(w, "<html>b</html>")
+	}))
+	defer b.Close()
+	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record("a", r)
+		bHost := strings.TrimPrefix(b.URL, "http://")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<html><a href="/a">a</a> <a href="%s/b">b</a> <a href="//%s/c">c</a>
+				<a href="/r">r</a> <a href="/s">s</a> <a href="/based">based</a></html>`, b.URL, bHost)
+		case "/r":
+			http.Redirect(w, r, b.URL+"/r", http.StatusFound)
+		case "/s":
+			http.Redirect(w, r, "/a2", http.StatusFound)
+		case "/based":
+			fmt.Fprintf(w, `<html><base href="%s/base/"><a href="x">x</a></html>`, b.URL)
+		default:
+			fmt.Fprint(w, "<html>a</html>")
+		}
+	}))
+	defer a.Close()
+	var got collect
+	c := fast(&got)
+	seed := strings.Replace(a.URL, "http://", "http://user:secret@", 1) + "/"
+	if err := c.Run(context.Background(), seed); err != nil {
+		t.Fatal(err)
+	}
+
+	wantAuth := "Basic " + base64.StdEncoding.EncodeToString([]byte("user:secret"))
+	mu.Lock()
+	defer mu.Unlock()
+	var aPaths, bPaths []string
+	for _, h := range hits["a"] {
+		aPaths = append(aPaths, h.path)
+		if h.path != "/robots.txt" && h.auth != wantAuth {
+			t.Errorf("a%s: Authorization %q, want the seed's credentials", h.path, h.auth)
+		}
+	}
+	for _, h := range hits["b"] {
+		bPaths = append(bPaths, h.path)
+		if h.auth != "" {
+			t.Errorf("b%s: Authorization %q: the seed's credentials went to another host", h.path, h.auth)
+		}
+	}
+	slices.Sort(aPaths)
+	slices.Sort(bPaths)
+	if want := []string{"/", "/a", "/a2", "/based", "/r", "/robots.txt", "/s"}; !slices.Equal(aPaths, want) {
+		t.Errorf("a got %v, want %v", aPaths, want)
+	}
+	if want := []string{"/b", "/base/x", "/c", "/r", "/robots.txt"}; !slices.Equal(bPaths, want) {
+		t.Errorf("b got %v, want %v", bPaths, want)
 	}
 }

@@ -2,6 +2,8 @@ package crawler_test
 
 import (
 	"context"
+	"crawler/fetch"
+	"crawler/politeness"
 	"fmt"
 	"net"
 	"net/http"
@@ -38,9 +40,9 @@ func ExampleCrawler_Run() {
 			lines = append(lines, fmt.Sprintf("%d depth=%d links=%d %s", p.Status, p.Depth, len(p.Links), p.URL[len(srv.URL):]))
 			return nil
 		}),
-		Delay: -1, // our own server: no politeness delay
+		Pacing: politeness.Pacing{Delay: -1}, // our own server: no politeness delay
 		// Loopback is refused by default (see AddressPolicy): allow this server.
-		Fetcher: &crawler.HTTPFetcher{Addresses: crawler.AddressPolicy{
+		Fetcher: &fetch.HTTPFetcher{Addresses: fetch.AddressPolicy{
 			AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},
 		}},
 	}
@@ -67,7 +69,7 @@ func ExampleCrawler_Pages() {
 	}))
 	defer srv.Close()
 
-	c := &crawler.Crawler{Delay: -1, Fetcher: &crawler.HTTPFetcher{Addresses: crawler.AddressPolicy{
+	c := &crawler.Crawler{Pacing: politeness.Pacing{Delay: -1}, Fetcher: &fetch.HTTPFetcher{Addresses: fetch.AddressPolicy{
 		AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},
 	}}}
 	n := 0
@@ -105,13 +107,13 @@ func ExampleChain() {
 // A transport of your own that caches DNS: answers kept a minute, and a
 // longer dial timeout than the default.
 func ExampleDNSCache() {
-	dns := &crawler.DNSCache{
+	dns := &fetch.DNSCache{
 		TTL:    time.Minute,
 		Dialer: &net.Dialer{Timeout: 20 * time.Second, KeepAlive: 30 * time.Second},
 	}
-	tr := crawler.NewTransport() // or an http.Transport of your own
+	tr := fetch.NewTransport() // or an http.Transport of your own
 	tr.DialContext = dns.DialContext
 	tr.Proxy = http.ProxyFromEnvironment
-	c := &crawler.Crawler{Fetcher: &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}}
+	c := &crawler.Crawler{Fetcher: &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}}
 	_ = c // c.Run(ctx, "https://example.com/")
 }

@@ -16,6 +16,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
 	"crawler/politeness"
 )
 
@@ -24,20 +25,17 @@ import (
 // gzip) dialling nothing but the fault server, the default caps, no
 // politeness delays, and one try per URL. It returns the fetcher too, for
 // its timeout and to close its idle connections after Run.
-func faultCrawler(s *crawlertest.FaultServer, h crawler.Handler) (*crawler.Crawler, *crawler.HTTPFetcher) {
-	tr := crawler.NewTransport()
+func faultCrawler(s *crawlertest.FaultServer, h crawler.Handler) (*crawler.Crawler, *fetch.HTTPFetcher) {
+	tr := fetch.NewTransport()
 	tr.DialContext = s.DialContext
-	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Timeout: 10 * time.Second}
+	f := &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Timeout: 10 * time.Second}
 	c := &crawler.Crawler{
-		Handler:       h,
-		Fetcher:       f,
-		Workers:       4,
-		Delay:         -1,
-		DelayFactor:   -1,
-		Backoff:       -1,
-		MaxRetryAfter: -1,
-		MaxRetries:    -1,
-		Robots:        &politeness.RobotsCache{ErrorTTL: time.Millisecond},
+		Handler:    h,
+		Fetcher:    f,
+		Workers:    4,
+		Pacing:     politeness.Pacing{Delay: -1, DelayFactor: -1, Backoff: -1, MaxRetryAfter: -1},
+		MaxRetries: -1,
+		Robots:     &politeness.RobotsCache{ErrorTTL: time.Millisecond},
 	}
 	return c, f
 }
@@ -173,19 +171,19 @@ func TestFaultMatrix(t *testing.T) {
 	const slowTimeout = 300 * time.Millisecond // fetch timeout for the slow faults
 	tests := []struct {
 		fault     crawlertest.Fault
-		configure func(*crawler.Crawler, *crawler.HTTPFetcher)
+		configure func(*crawler.Crawler, *fetch.HTTPFetcher)
 		check     func(*testing.T, *faultRun)
 	}{
-		{crawlertest.SlowBody, func(_ *crawler.Crawler, f *crawler.HTTPFetcher) { f.Timeout = slowTimeout }, func(t *testing.T, r *faultRun) {
+		{crawlertest.SlowBody, func(_ *crawler.Crawler, f *fetch.HTTPFetcher) { f.Timeout = slowTimeout }, func(t *testing.T, r *faultRun) {
 			r.wantErrors(t, map[string]int64{crawler.KindTimeout: 1})
-			if fe, ok := errors.AsType[*crawler.FetchError](r.errorOf(t, "/")); !ok || fe.Op != "read body" || !fe.Timeout() {
+			if fe, ok := errors.AsType[*fetch.FetchError](r.errorOf(t, "/")); !ok || fe.Op != "read body" || !fe.Timeout() {
 				t.Errorf("error %v, want a timeout reading the body", fe)
 			}
 			if r.elapsed > 5*time.Second { // the whole slow body takes 20 s
 				t.Errorf("crawl took %v with a fetch timeout of %v", r.elapsed, slowTimeout)
 			}
 		}},
-		{crawlertest.NoAnswer, func(c *crawler.Crawler, f *crawler.HTTPFetcher) {
+		{crawlertest.NoAnswer, func(c *crawler.Crawler, f *fetch.HTTPFetcher) {
 			f.Timeout = slowTimeout
 			c.IgnoreRobots = true // else robots.txt times out, and the host is deferred instead
 		}, func(t *testing.T, r *faultRun) {
@@ -224,7 +222,7 @@ func TestFaultMatrix(t *testing.T) {
 		{crawlertest.GzipBomb, nil, func(t *testing.T, r *faultRun) {
 			r.wantErrors(t, map[string]int64{})
 			p := r.page("/")
-			if p == nil || !p.Truncated || len(p.Body) != crawler.DefaultMaxBodyBytes || !slices.Contains(p.Links, "http://gzip-bomb.faults.test/inside") {
+			if p == nil || !p.Truncated || len(p.Body) != fetch.DefaultMaxBodyBytes || !slices.Contains(p.Links, "http://gzip-bomb.faults.test/inside") {
 				t.Fatalf("/: %d bytes, truncated %v, links %q; want the cap, truncated, and the link to /inside", len(p.Body), p.Truncated, p.Links)
 			}
 			// The inflated spaces are text, read in place: the body is
@@ -236,7 +234,7 @@ func TestFaultMatrix(t *testing.T) {
 		}},
 		{crawlertest.EndlessBody, nil, func(t *testing.T, r *faultRun) {
 			r.wantErrors(t, map[string]int64{})
-			if p := r.page("/"); p == nil || !p.Truncated || len(p.Body) != crawler.DefaultMaxBodyBytes {
+			if p := r.page("/"); p == nil || !p.Truncated || len(p.Body) != fetch.DefaultMaxBodyBytes {
 				t.Errorf("/: %+v, want the body cut at the cap", p)
 			}
 			if r.stats.Truncated != 1 || r.stats.LinksTruncated != 0 {
@@ -261,12 +259,12 @@ func TestFaultMatrix(t *testing.T) {
 			}
 			r.wantNotRequested(t, "/hop/11", "/end")
 		}},
-		{crawlertest.ServerErrors, func(c *crawler.Crawler, _ *crawler.HTTPFetcher) { c.MaxRetries = 0 }, func(t *testing.T, r *faultRun) {
+		{crawlertest.ServerErrors, func(c *crawler.Crawler, _ *fetch.HTTPFetcher) { c.MaxRetries = 0 }, func(t *testing.T, r *faultRun) {
 			checkStorm(t, r, 500, 502, 503, 504)
 		}},
-		{crawlertest.TooManyRequests, func(c *crawler.Crawler, _ *crawler.HTTPFetcher) {
-			c.MaxRetries = 0                        // the default: 2 more tries
-			c.MaxRetryAfter = 20 * time.Millisecond // caps the Retry-After: 3600 of every 429
+		{crawlertest.TooManyRequests, func(c *crawler.Crawler, _ *fetch.HTTPFetcher) {
+			c.MaxRetries = 0                               // the default: 2 more tries
+			c.Pacing.MaxRetryAfter = 20 * time.Millisecond // caps the Retry-After: 3600 of every 429
 		}, func(t *testing.T, r *faultRun) {
 			checkStorm(t, r, 429)
 			if r.elapsed > 10*time.Second {
@@ -304,7 +302,7 @@ func TestFaultMatrix(t *testing.T) {
 				t.Errorf("LinksTruncated %d, want 0", r.stats.LinksTruncated)
 			}
 		}},
-		{crawlertest.ManyLinks, func(c *crawler.Crawler, _ *crawler.HTTPFetcher) { c.Scope.MaxDepth = -1 }, func(t *testing.T, r *faultRun) {
+		{crawlertest.ManyLinks, func(c *crawler.Crawler, _ *fetch.HTTPFetcher) { c.Scope = seedsOnly }, func(t *testing.T, r *faultRun) {
 			r.wantErrors(t, map[string]int64{})
 			if p := r.page("/"); p == nil || !p.Truncated || len(p.Links) != crawler.DefaultMaxLinksPerPage {
 				t.Fatalf("/: %d links, want the cap %d", len(p.Links), crawler.DefaultMaxLinksPerPage)
@@ -354,7 +352,7 @@ func TestFaultMatrix(t *testing.T) {
 				t.Errorf("BadLinks %d, Hosts %d; want 1 (xn--zz), 6", r.stats.BadLinks, r.stats.Hosts)
 			}
 		}},
-		{crawlertest.IPv6Hosts, func(_ *crawler.Crawler, f *crawler.HTTPFetcher) {
+		{crawlertest.IPv6Hosts, func(_ *crawler.Crawler, f *fetch.HTTPFetcher) {
 			// The fault's hosts are literals of the documentation range,
 			// which the default AddressPolicy refuses (ssrf_test.go checks
 			// that); the fault server's dialer takes them to its loopback.
@@ -450,9 +448,9 @@ func checkStorm(t *testing.T, r *faultRun, statuses ...int) {
 	for _, code := range statuses {
 		failed += st.Status[code]
 	}
-	if st.HostsRetired != 1 || failed != crawler.DefaultMaxHostFailures || st.Requests != 1+crawler.DefaultMaxHostFailures {
+	if st.HostsRetired != 1 || failed != politeness.DefaultMaxFailures || st.Requests != 1+politeness.DefaultMaxFailures {
 		t.Errorf("HostsRetired %d, %d failed responses, %d requests; want 1, %d, %d",
-			st.HostsRetired, failed, st.Requests, crawler.DefaultMaxHostFailures, 1+crawler.DefaultMaxHostFailures)
+			st.HostsRetired, failed, st.Requests, politeness.DefaultMaxFailures, 1+politeness.DefaultMaxFailures)
 	}
 	if st.Retries == 0 {
 		t.Error("no retries: failed URLs are tried again before the host is retired")
@@ -469,7 +467,7 @@ func checkStorm(t *testing.T, r *faultRun, statuses ...int) {
 			t.Errorf("page /p/%d: status %d, err %v", i, p.Status, p.Err)
 		}
 	}
-	if int64(retired) != st.Errors[crawler.KindHostRetired] || retired < crawlertest.FaultStormPages-crawler.DefaultMaxHostFailures {
+	if int64(retired) != st.Errors[crawler.KindHostRetired] || retired < crawlertest.FaultStormPages-politeness.DefaultMaxFailures {
 		t.Errorf("%d pages retired unfetched, Errors[host-retired] = %d", retired, st.Errors[crawler.KindHostRetired])
 	}
 }

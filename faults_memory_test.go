@@ -80,7 +80,7 @@ func TestFaultMemory(t *testing.T) {
 	c, f := faultCrawler(s, &pages)
 	defer f.CloseIdleConnections()
 	c.Workers = 0 // DefaultWorkers
-	c.Scope.MaxDepth = -1
+	c.Scope = seedsOnly
 
 	// Each fault on several hosts (PerHost is 1), so that all workers
 	// face a worst page at once.

@@ -12,6 +12,8 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/internal/leak"
 	"crawler/politeness"
 )
 
@@ -76,7 +78,7 @@ func hostName(i int) string { return "h" + strconv.Itoa(i) + ".crawler.test" }
 // fetch was fetched, and every URL the crawl could not fetch reached the
 // handler with the reason.
 func TestPolitenessOnMisbehavingWeb(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	w := politenessWeb()
 	defer w.Close()
 	const (
@@ -86,14 +88,11 @@ func TestPolitenessOnMisbehavingWeb(t *testing.T) {
 	)
 	got := new(collect)
 	c := &crawler.Crawler{
-		Handler:         got,
-		Fetcher:         &crawler.HTTPFetcher{Client: w.Client()},
-		Workers:         16,
-		Delay:           delay,
-		DelayFactor:     factor,
-		Backoff:         5 * time.Millisecond,
-		MaxHostFailures: maxFailures,
-		Robots:          &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond},
+		Handler: got,
+		Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
+		Workers: 16,
+		Pacing:  politeness.Pacing{Delay: delay, DelayFactor: factor, Backoff: 5 * time.Millisecond, MaxFailures: maxFailures},
+		Robots:  &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond},
 	}
 	start := time.Now()
 	if err := c.Run(context.Background(), w.Seeds()...); err != nil {

@@ -15,8 +15,8 @@ type Scope struct {
 	// subdomains ("example.com" allows "www.example.com").
 	Domains []string
 	// MaxDepth is the deepest link distance from a seed that is fetched;
-	// seeds have depth 0 and a redirect keeps its source's depth. 0 means
-	// no limit; a negative value fetches the seeds only.
+	// seeds have depth 0 and a redirect keeps its source's depth. 0 or
+	// negative: no limit. (For the seeds alone, Allow can say depth == 0.)
 	MaxDepth int
 	// Allow, if not nil, is asked last about each URL (canonical) and the
 	// depth it would be fetched at; false drops it.
@@ -47,7 +47,7 @@ func newScopeCheck(s Scope, seeds []string, host func(string) string) *scopeChec
 // allows reports whether the URL u, on host (host[:port]), is followed when
 // found at depth.
 func (s *scopeCheck) allows(u, host string, depth int) bool {
-	if s.MaxDepth < 0 && depth > 0 || s.MaxDepth > 0 && depth > s.MaxDepth {
+	if s.MaxDepth > 0 && depth > s.MaxDepth {
 		return false
 	}
 	if s.SameHost && !s.seedHosts[host] {

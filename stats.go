@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"crawler/fetch"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ const (
 	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
 	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed MaxHostFailures times in a row
 	KindHandler           = "handler"            // a Handler returned an error or panicked
-	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see AddressPolicy)
+	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see fetch.AddressPolicy)
 	KindHeaderTooLarge    = "header-too-large"   // the response header passed the transport's limit (NewTransport: 256 KiB)
 	KindOther             = "other"              // anything else
 )
@@ -44,7 +45,7 @@ func ErrorKind(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.Is(err, ErrBlockedAddress):
+	case errors.Is(err, fetch.ErrBlockedAddress):
 		return KindBlockedAddress
 	case errors.Is(err, ErrTooManyRedirects):
 		return KindTooManyRedirects

@@ -8,6 +8,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"crawler/canon"
+	"crawler/politeness"
 )
 
 // Defaults of [Traps].
@@ -110,12 +111,12 @@ type patternCount struct{ pages, duplicates, streak int }
 
 func newTrapRules(t Traps) *trapRules {
 	return &trapRules{
-		maxURLLength:      orDefault(t.MaxURLLength, DefaultMaxURLLength),
-		maxPathDepth:      orDefault(t.MaxPathDepth, DefaultMaxPathDepth),
-		maxSegmentRepeats: orDefault(t.MaxSegmentRepeats, DefaultMaxSegmentRepeats),
+		maxURLLength:      politeness.Or(t.MaxURLLength, DefaultMaxURLLength),
+		maxPathDepth:      politeness.Or(t.MaxPathDepth, DefaultMaxPathDepth),
+		maxSegmentRepeats: politeness.Or(t.MaxSegmentRepeats, DefaultMaxSegmentRepeats),
 		maxPagesPerHost:   max(t.MaxPagesPerHost, 0),
 		maxQueryValues:    max(t.MaxQueryValues, 0),
-		duplicatePages:    orDefault(t.DuplicatePages, DefaultDuplicatePages),
+		duplicatePages:    politeness.Or(t.DuplicatePages, DefaultDuplicatePages),
 		perHost:           map[string]int{},
 		queryValues:       map[string]map[uint64]struct{}{},
 		content:           map[uint64]struct{}{},

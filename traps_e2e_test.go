@@ -2,6 +2,7 @@ package crawler_test
 
 import (
 	"context"
+	"crawler/internal/leak"
 	"errors"
 	"fmt"
 	"net/http"
@@ -85,7 +86,7 @@ func (s *trapSite) serve(w http.ResponseWriter, r *http.Request) {
 // rules: the crawl must end on its own, with every good page fetched, a
 // bounded number of requests in each trap, and each rule counted.
 func TestTrapsEndToEnd(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newTrapSite(t)
 	var pages collect
 	c := fast(&pages)

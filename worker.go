@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"crawler/canon"
+	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/internal/links"
 	"crawler/politeness"
@@ -50,14 +51,14 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	o.requested = true
 	r.stats.requests.Add(1)
 	start := time.Now()
-	resp, err := r.fetcher.Fetch(ctx, &Request{URL: e.URL, UserAgent: r.userAgent})
+	resp, err := r.fetcher.Fetch(ctx, &fetch.Request{URL: e.URL, UserAgent: r.userAgent})
 	if err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
 		r.stats.requests.Add(-1)
 		return o
 	}
-	if errors.Is(err, ErrBlockedAddress) {
+	if errors.Is(err, fetch.ErrBlockedAddress) {
 		o.requested = false
 		r.stats.requests.Add(-1)
 		r.refuse(ctx, e, err)
@@ -126,7 +127,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	}
 	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
-	if errors.Is(err, ErrBlockedAddress) {
+	if errors.Is(err, fetch.ErrBlockedAddress) {
 		if unavailable {
 			err = uerr.Err
 		}
@@ -198,7 +199,7 @@ func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
 // readResponse fills p from resp: counters, redirect target, and for HTML
 // the links and directives. For a 2xx HTML page it returns the content
 // fingerprint and html true.
-func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response) (content uint64, html bool) {
+func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Response) (content uint64, html bool) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
@@ -273,7 +274,7 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *Response
 }
 
 // countResponse adds a response to the counters.
-func (r *run) countResponse(resp *Response) {
+func (r *run) countResponse(resp *fetch.Response) {
 	r.stats.fetched.Add(1)
 	r.stats.bytes.Add(int64(len(resp.Body)))
 	r.stats.addStatus(resp.Status)
@@ -348,9 +349,9 @@ func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, e
 	target := robotsURL
 	status := 0
 	for range robotsMaxRedirects + 1 {
-		resp, err := r.fetcher.Fetch(ctx, &Request{URL: target, UserAgent: r.userAgent, MaxBytes: robotsMaxBytes})
+		resp, err := r.fetcher.Fetch(ctx, &fetch.Request{URL: target, UserAgent: r.userAgent, MaxBytes: politeness.MaxRobotsSize})
 		if err != nil {
-			if status != 0 && errors.Is(err, ErrBlockedAddress) {
+			if status != 0 && errors.Is(err, fetch.ErrBlockedAddress) {
 				return status, nil, nil // a redirect to an address not allowed: to nowhere, as below
 			}
 			return 0, nil, err

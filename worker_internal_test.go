@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crawler/canon"
+	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/internal/links"
 )
@@ -42,7 +43,7 @@ func FuzzReadResponse(f *testing.F) {
 				t.Fatal(err)
 			}
 			p := &Page{URL: page}
-			resp := &Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
+			resp := &fetch.Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
 			if _, isHTML := r.readResponse(p, u, frontier.Entry{URL: page}, resp); !isHTML {
 				t.Fatal("readResponse did not read the page as HTML")
 			}

@@ -1,7 +1,6 @@
 package politeness
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +18,10 @@ var ErrRobotsUnavailable = errors.New("politeness: robots.txt unavailable")
 
 // Defaults of the [RobotsCache] fields.
 const (
-	DefaultRobotsTTL   = 24 * time.Hour      // RobotsCache.TTL when 0
-	DefaultErrorTTL    = 1 * time.Minute     // RobotsCache.ErrorTTL when 0
-	DefaultMaxErrorTTL = 1 * time.Hour       // RobotsCache.MaxErrorTTL when 0
-	DefaultMaxOutage   = 30 * 24 * time.Hour // RobotsCache.MaxOutage when 0
+	DefaultRobotsTTL   = 24 * time.Hour      // RobotsCache.TTL
+	DefaultErrorTTL    = 1 * time.Minute     // RobotsCache.ErrorTTL
+	DefaultMaxErrorTTL = 1 * time.Hour       // RobotsCache.MaxErrorTTL
+	DefaultMaxOutage   = 30 * 24 * time.Hour // RobotsCache.MaxOutage
 )
 
 // UnavailableError is the error of [RobotsCache.Get] for a robots.txt that
@@ -82,18 +81,20 @@ type RobotsCache struct {
 	// Fetch fetches a robots.txt URL. Required.
 	Fetch FetchFunc
 	// TTL is how long a fetched robots.txt (2xx, or 3xx/4xx meaning allow
-	// all) is kept. If 0, DefaultRobotsTTL (24h) is used.
+	// all) is kept. 0: DefaultRobotsTTL (24h); negative: not kept (each Get
+	// fetches).
 	TTL time.Duration
 	// ErrorTTL is how long the first unavailable result (5xx, 429, network
 	// error) of an outage is kept; each further failure in a row doubles
-	// it. If 0, DefaultErrorTTL (1 minute) is used.
+	// it. 0: DefaultErrorTTL (1 minute); negative: not kept.
 	ErrorTTL time.Duration
-	// MaxErrorTTL caps the doubled ErrorTTL. If 0, DefaultMaxErrorTTL (1
-	// hour) is used.
+	// MaxErrorTTL caps the doubled ErrorTTL (a larger ErrorTTL is kept as
+	// it is). 0: DefaultMaxErrorTTL (1 hour); negative: ErrorTTL is not
+	// doubled.
 	MaxErrorTTL time.Duration
 	// MaxOutage is how long a robots.txt may stay unavailable before the
-	// last good copy is used again. If 0, DefaultMaxOutage (30 days) is
-	// used; a negative value never falls back.
+	// last good copy is used again. 0: DefaultMaxOutage (30 days);
+	// negative: never.
 	MaxOutage time.Duration
 	// Now is the clock. If nil, time.Now is used.
 	Now func() time.Time
@@ -211,7 +212,7 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 	}
 	if e.robots != nil {
 		e.lastGood, e.failures = e.robots, 0
-		e.expires = now.Add(cmp.Or(c.TTL, DefaultRobotsTTL))
+		e.expires = now.Add(Or(c.TTL, DefaultRobotsTTL))
 	} else {
 		c.unavailable(e, now, &UnavailableError{URL: robotsURL, Status: status, Err: err})
 	}
@@ -228,15 +229,15 @@ func (c *RobotsCache) unavailable(e *cacheEntry, now time.Time, uerr *Unavailabl
 		e.downSince = now
 	}
 	e.failures++
-	ttl := cmp.Or(c.ErrorTTL, DefaultErrorTTL)
-	maxTTL := cmp.Or(c.MaxErrorTTL, DefaultMaxErrorTTL)
+	ttl := Or(c.ErrorTTL, DefaultErrorTTL)
+	maxTTL := max(Or(c.MaxErrorTTL, DefaultMaxErrorTTL), ttl)
 	for i := 1; i < e.failures && ttl < maxTTL; i++ {
 		ttl *= 2
 	}
-	e.expires = now.Add(min(ttl, max(maxTTL, c.ErrorTTL)))
+	e.expires = now.Add(min(ttl, maxTTL))
 	uerr.Failures, uerr.Since, uerr.RetryAt = e.failures, e.downSince, e.expires
 
-	maxOutage := cmp.Or(c.MaxOutage, DefaultMaxOutage)
+	maxOutage := Or(c.MaxOutage, DefaultMaxOutage)
 	if e.lastGood != nil && maxOutage > 0 && now.Sub(e.downSince) >= maxOutage {
 		e.robots = e.lastGood // the outage is long: the last good copy stands
 		return

@@ -5,7 +5,7 @@
 //	cache := &politeness.RobotsCache{Fetch: fetch} // fetch: a FetchFunc over net/http
 //	robots, fetched, err := cache.Get(ctx, "https://example.com") // on error robots is DisallowAll
 //	if robots.Allowed(userAgent, "https://example.com/a/b?c=d") { /* fetch it */ }
-//	pacing := politeness.Pacing{MinDelay: time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second}
+//	var pacing politeness.Pacing // the polite defaults; see its fields
 //	var host politeness.HostPace // one per host, owned by the caller
 //	next := pacing.Next(&host, time.Now(), politeness.Outcome{Status: 200, Duration: took,
 //		CrawlDelay: robots.CrawlDelay(userAgent)}) // the host's next turn

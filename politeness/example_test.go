@@ -62,18 +62,18 @@ func ExampleRobotsCache() {
 			return
 		}
 		fmt.Println("fetched:", fetched, "private:", robots.Allowed(ua, "/private/a"),
-			"delay:", politeness.HostDelay(time.Second, robots.CrawlDelay(ua), time.Minute))
+			"crawl-delay:", robots.CrawlDelay(ua))
 	}
 	// Output:
-	// fetched: true private: false delay: 2s
-	// fetched: false private: false delay: 2s
+	// fetched: true private: false crawl-delay: 2s
+	// fetched: false private: false crawl-delay: 2s
 }
 
 func ExamplePacing() {
 	pacing := politeness.Pacing{
-		MinDelay: time.Second, MaxCrawlDelay: 30 * time.Second,
+		Delay: time.Second, MaxCrawlDelay: 30 * time.Second,
 		DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second,
-		BackoffBase: 5 * time.Second, MaxBackoff: 10 * time.Minute, MaxFailures: 3,
+		Backoff: 5 * time.Second, MaxBackoff: 10 * time.Minute, MaxFailures: 3,
 		MaxRetryAfter: 10 * time.Minute,
 	}
 	var host politeness.HostPace

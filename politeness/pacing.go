@@ -9,35 +9,101 @@ import (
 	"time"
 )
 
+// Defaults of [Pacing], used where a field is 0.
+const (
+	DefaultDelay            = time.Second      // Pacing.Delay
+	DefaultMaxCrawlDelay    = 30 * time.Second // Pacing.MaxCrawlDelay
+	DefaultDelayFactor      = 5.0              // Pacing.DelayFactor (Heritrix uses 5, Mercator 10)
+	DefaultMaxAdaptiveDelay = 30 * time.Second // Pacing.MaxAdaptiveDelay
+	DefaultMaxRetryAfter    = 10 * time.Minute // Pacing.MaxRetryAfter
+	DefaultBackoff          = 5 * time.Second  // Pacing.Backoff
+	DefaultMaxBackoff       = 10 * time.Minute // Pacing.MaxBackoff
+	DefaultMaxFailures      = 5                // Pacing.MaxFailures
+)
+
 // Pacing is the policy that decides when a host may be contacted again after
-// a request: the adaptive delay, Retry-After, exponential backoff on failures
-// and the retirement of a host that keeps failing. Every field is used as it
-// is (a zero field turns its rule off); the crawler fills in its own
-// defaults. A Pacing is read-only and safe for concurrent use; the state it
-// updates, a [HostPace], belongs to the caller.
+// a request: the delay, Retry-After, exponential backoff on failures and the
+// retirement of a host that keeps failing. Its zero value is the polite
+// default. As in every config struct of this SDK, a field's 0 means its
+// default and a negative value switches off what the field does: no
+// delay, no backoff, the Crawl-delay or Retry-After it caps ignored, no
+// retirement. A Pacing is read-only and safe for concurrent use; the state it updates, a
+// [HostPace], belongs to the caller.
 //
 // After a request that did not fail, the host waits
 //
-//	max(MinDelay, min(Crawl-delay, MaxCrawlDelay), min(DelayFactor × response time, MaxAdaptiveDelay))
+//	max(Delay, min(Crawl-delay, MaxCrawlDelay), min(DelayFactor × response time, MaxAdaptiveDelay))
 //
 // so a host that answers slowly is visited slowly (Mercator waited 10x the
-// last fetch time; Heritrix 5x, clamped to 3–30 s, which is MinDelay 3s,
-// DelayFactor 5, MaxAdaptiveDelay 30s here).
+// last fetch time; Heritrix 5x, clamped to 3–30 s).
 //
 // A failure is a 429 or 5xx status or a request that got no response
 // (network error, timeout). After the n-th failure in a row the host waits
-// at least BackoffBase × 2^(n-1), capped at MaxBackoff, and at least what a
-// Retry-After header asked for (capped at MaxRetryAfter). After MaxFailures
+// at least Backoff × 2^(n-1), capped at MaxBackoff, and at least what a
+// Retry-After header asked for, capped at MaxRetryAfter. After MaxFailures
 // failures in a row the host is retired: [HostPace.Retired] says why.
 type Pacing struct {
-	MinDelay         time.Duration // least wait between two requests to a host
-	MaxCrawlDelay    time.Duration // cap on a robots.txt Crawl-delay; <= 0: no cap
-	DelayFactor      float64       // multiple of the last response time to wait; <= 0: none
-	MaxAdaptiveDelay time.Duration // cap on DelayFactor × response time; <= 0: no cap
-	MaxRetryAfter    time.Duration // cap on a Retry-After wait; <= 0: Retry-After ignored
-	BackoffBase      time.Duration // wait after the first failure in a row, doubled for each further one
-	MaxBackoff       time.Duration // cap on the backoff; <= 0: no cap
-	MaxFailures      int           // failures in a row that retire a host; <= 0: never retire
+	// Delay is the least wait between two requests to a host, counted
+	// from the end of the first. 0: DefaultDelay; negative: none.
+	Delay time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay. 0: DefaultMaxCrawlDelay;
+	// negative: Crawl-delay is ignored.
+	MaxCrawlDelay time.Duration
+	// DelayFactor is the multiple of the host's last response time waited.
+	// 0: DefaultDelayFactor; negative: none.
+	DelayFactor float64
+	// MaxAdaptiveDelay caps DelayFactor × response time. 0:
+	// DefaultMaxAdaptiveDelay; negative: no adaptive delay.
+	MaxAdaptiveDelay time.Duration
+	// MaxRetryAfter caps the wait a Retry-After header asks for. 0:
+	// DefaultMaxRetryAfter; negative: Retry-After is ignored.
+	MaxRetryAfter time.Duration
+	// Backoff is the wait after the first failure in a row, doubled for
+	// each further one. 0: DefaultBackoff; negative: none.
+	Backoff time.Duration
+	// MaxBackoff caps the doubled Backoff. 0: DefaultMaxBackoff; negative:
+	// no backoff.
+	MaxBackoff time.Duration
+	// MaxFailures is how many failures in a row retire a host. 0:
+	// DefaultMaxFailures; negative: hosts are never retired.
+	MaxFailures int
+}
+
+// Or returns def where v is 0, 0 where v is negative (off), and v
+// otherwise: how the config fields of this SDK read their numbers, 0 the
+// default and a negative value off.
+func Or[T int | int64 | float64 | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// Validate reports a field that cannot be used: a NaN or infinite
+// DelayFactor.
+func (p *Pacing) Validate() error {
+	if math.IsNaN(p.DelayFactor) || math.IsInf(p.DelayFactor, 0) {
+		return fmt.Errorf("politeness: Pacing.DelayFactor is %v", p.DelayFactor)
+	}
+	return nil
+}
+
+// resolved returns p with its defaults filled in and negative fields made
+// zero; a zero field of the result turns its rule off.
+func (p *Pacing) resolved() Pacing {
+	return Pacing{
+		Delay:            Or(p.Delay, DefaultDelay),
+		MaxCrawlDelay:    Or(p.MaxCrawlDelay, DefaultMaxCrawlDelay),
+		DelayFactor:      Or(p.DelayFactor, DefaultDelayFactor),
+		MaxAdaptiveDelay: Or(p.MaxAdaptiveDelay, DefaultMaxAdaptiveDelay),
+		MaxRetryAfter:    Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
+		Backoff:          Or(p.Backoff, DefaultBackoff),
+		MaxBackoff:       Or(p.MaxBackoff, DefaultMaxBackoff),
+		MaxFailures:      Or(p.MaxFailures, DefaultMaxFailures),
+	}
 }
 
 // HostPace is the pacing state of one host, updated by [Pacing.Next]. Its
@@ -67,6 +133,12 @@ func (o Outcome) Failed() bool {
 // counting from now (the end of the request). Once h is retired Next keeps
 // it retired.
 func (p *Pacing) Next(h *HostPace, now time.Time, o Outcome) time.Time {
+	r := p.resolved()
+	return r.next(h, now, o)
+}
+
+// next is Next on a resolved Pacing.
+func (p *Pacing) next(h *HostPace, now time.Time, o Outcome) time.Time {
 	wait := p.delay(o.CrawlDelay, o.Duration)
 	if !o.Failed() {
 		h.Failures = 0
@@ -87,33 +159,21 @@ func (p *Pacing) Next(h *HostPace, now time.Time, o Outcome) time.Time {
 
 // delay is the wait after a request that did not fail.
 func (p *Pacing) delay(crawlDelay, took time.Duration) time.Duration {
-	d := HostDelay(p.MinDelay, crawlDelay, p.MaxCrawlDelay)
+	d := max(p.Delay, min(crawlDelay, p.MaxCrawlDelay), 0)
 	if p.DelayFactor > 0 && took > 0 {
 		adaptive := time.Duration(math.Min(p.DelayFactor*float64(took), math.MaxInt64))
-		if p.MaxAdaptiveDelay > 0 {
-			adaptive = min(adaptive, p.MaxAdaptiveDelay)
-		}
-		d = max(d, adaptive)
+		d = max(d, min(adaptive, p.MaxAdaptiveDelay))
 	}
 	return d
 }
 
 // backoff is the least wait after the n-th failure in a row (n >= 1).
 func (p *Pacing) backoff(n int) time.Duration {
-	if p.BackoffBase <= 0 {
-		return 0
-	}
-	d := p.BackoffBase
-	for i := 1; i < n; i++ {
-		if p.MaxBackoff > 0 && d >= p.MaxBackoff || d > math.MaxInt64/2 {
-			break
-		}
+	d := p.Backoff
+	for i := 1; i < n && d < p.MaxBackoff && d <= math.MaxInt64/2; i++ {
 		d *= 2
 	}
-	if p.MaxBackoff > 0 {
-		d = min(d, p.MaxBackoff)
-	}
-	return d
+	return min(d, p.MaxBackoff)
 }
 
 func (o Outcome) describe() string {

@@ -12,7 +12,7 @@ import (
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func TestPacingDelay(t *testing.T) {
-	p := Pacing{MinDelay: time.Second, MaxCrawlDelay: 10 * time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second}
+	p := Pacing{Delay: time.Second, MaxCrawlDelay: 10 * time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second}
 	tests := []struct {
 		name string
 		o    Outcome
@@ -42,16 +42,46 @@ func TestPacingDelay(t *testing.T) {
 	}
 }
 
-func TestPacingDelayFactorOff(t *testing.T) {
-	p := Pacing{MinDelay: 0}
+// The zero Pacing is the defaults; a negative field is zero itself, which
+// turns its rule off.
+func TestPacingZeroAndNegative(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Pacing
+		o    Outcome
+		want time.Duration
+	}{
+		{"zero: default delay", Pacing{}, Outcome{Status: 200}, DefaultDelay},
+		{"zero: default factor and cap", Pacing{}, Outcome{Status: 200, Duration: time.Hour}, DefaultMaxAdaptiveDelay},
+		{"zero: default crawl-delay cap", Pacing{}, Outcome{Status: 200, CrawlDelay: time.Hour}, DefaultMaxCrawlDelay},
+		{"zero: default backoff", Pacing{}, Outcome{Status: 503}, DefaultBackoff},
+		{"zero: default Retry-After cap", Pacing{}, Outcome{Status: 429, RetryAfter: "86400"}, DefaultMaxRetryAfter},
+		{"no delay, no factor", Pacing{Delay: -1, DelayFactor: -1}, Outcome{Status: 200, Duration: time.Hour}, 0},
+		{"no adaptive delay", Pacing{Delay: -1, MaxAdaptiveDelay: -1}, Outcome{Status: 200, Duration: time.Hour}, 0},
+		{"crawl-delay ignored", Pacing{Delay: -1, MaxCrawlDelay: -1}, Outcome{Status: 200, CrawlDelay: time.Hour}, 0},
+		{"no backoff", Pacing{Delay: -1, Backoff: -1}, Outcome{Status: 503}, 0},
+		{"backoff capped at zero", Pacing{Delay: -1, MaxBackoff: -1}, Outcome{Status: 503}, 0},
+		{"Retry-After ignored", Pacing{Delay: -1, Backoff: -1, MaxRetryAfter: -1}, Outcome{Status: 429, RetryAfter: "60"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h HostPace
+			if got := tt.p.Next(&h, t0, tt.o).Sub(t0); got != tt.want {
+				t.Errorf("wait %v, want %v", got, tt.want)
+			}
+		})
+	}
 	var h HostPace
-	if next := p.Next(&h, t0, Outcome{Status: 200, Duration: time.Hour}); !next.Equal(t0) {
-		t.Errorf("no delay configured: next %v, want now", next.Sub(t0))
+	for range DefaultMaxFailures {
+		(&Pacing{}).Next(&h, t0, Outcome{Status: 503})
+	}
+	if h.Retired == "" {
+		t.Errorf("the zero Pacing did not retire a host after %d failures", DefaultMaxFailures)
 	}
 }
 
 func TestPacingBackoff(t *testing.T) {
-	p := Pacing{MinDelay: time.Second, BackoffBase: 5 * time.Second, MaxBackoff: time.Minute, MaxFailures: 6, MaxRetryAfter: time.Hour}
+	p := Pacing{Delay: time.Second, Backoff: 5 * time.Second, MaxBackoff: time.Minute, MaxFailures: 6, MaxRetryAfter: time.Hour}
 	var h HostPace
 	now := t0
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute}
@@ -78,7 +108,7 @@ func TestPacingBackoff(t *testing.T) {
 }
 
 func TestPacingRetire(t *testing.T) {
-	p := Pacing{BackoffBase: time.Second, MaxFailures: 3}
+	p := Pacing{Backoff: time.Second, MaxFailures: 3}
 	var h HostPace
 	for i := range 3 {
 		p.Next(&h, t0, Outcome{Status: 500 + i})
@@ -94,18 +124,18 @@ func TestPacingRetire(t *testing.T) {
 		t.Errorf("Retired changed to %q", h.Retired)
 	}
 
-	never := Pacing{BackoffBase: time.Second}
+	never := Pacing{Backoff: time.Second, MaxFailures: -1}
 	var g HostPace
 	for range 100 {
 		never.Next(&g, t0, Outcome{Status: 503})
 	}
 	if g.Retired != "" {
-		t.Errorf("MaxFailures 0 retired the host: %q", g.Retired)
+		t.Errorf("MaxFailures -1 retired the host: %q", g.Retired)
 	}
 }
 
 func TestPacingRetryAfter(t *testing.T) {
-	p := Pacing{MinDelay: time.Second, BackoffBase: 2 * time.Second, MaxRetryAfter: 10 * time.Minute}
+	p := Pacing{Delay: time.Second, Backoff: 2 * time.Second, MaxRetryAfter: 10 * time.Minute}
 	tests := []struct {
 		name   string
 		status int
@@ -132,10 +162,10 @@ func TestPacingRetryAfter(t *testing.T) {
 			}
 		})
 	}
-	ignore := Pacing{MinDelay: time.Second}
+	ignore := Pacing{Delay: time.Second, Backoff: -1, MaxRetryAfter: -1}
 	var h HostPace
 	if next := ignore.Next(&h, t0, Outcome{Status: 429, RetryAfter: "60"}); next.Sub(t0) != time.Second {
-		t.Errorf("MaxRetryAfter 0 must ignore Retry-After: wait %v", next.Sub(t0))
+		t.Errorf("MaxRetryAfter -1 must ignore Retry-After: wait %v", next.Sub(t0))
 	}
 }
 
@@ -167,7 +197,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestPacingOverflow(t *testing.T) {
-	p := Pacing{DelayFactor: 1e12, BackoffBase: time.Hour}
+	p := Pacing{DelayFactor: 1e12, MaxAdaptiveDelay: math.MaxInt64, Backoff: time.Hour, MaxBackoff: math.MaxInt64}
 	var h HostPace
 	next := p.Next(&h, t0, Outcome{Status: 200, Duration: time.Hour})
 	if next.Before(t0) {

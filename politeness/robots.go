@@ -132,7 +132,7 @@ func (r *Robots) Allowed(userAgent, target string) bool {
 
 // CrawlDelay returns the Crawl-delay of the groups that apply to userAgent
 // (chosen as in [Robots.Allowed]), or 0 when they have none. Values are capped
-// at 24 hours. Use [Pacing] (or [HostDelay]) to turn it into a wait. The cost is one map
+// at 24 hours. Use [Pacing] to turn it into a wait. The cost is one map
 // lookup.
 func (r *Robots) CrawlDelay(userAgent string) time.Duration {
 	if set := r.group(userAgent); set != nil {

@@ -291,26 +291,6 @@ func TestProductToken(t *testing.T) {
 	}
 }
 
-func TestHostDelay(t *testing.T) {
-	const s = time.Second
-	for _, tt := range []struct {
-		min, crawl, max, want time.Duration
-	}{
-		{0, 0, 0, 0},
-		{s, 0, 0, s},
-		{s, 5 * s, 0, 5 * s},
-		{s, 5 * s, 3 * s, 3 * s},
-		{4 * s, 5 * s, 3 * s, 4 * s},
-		{s, 500 * time.Millisecond, 0, s},
-		{0, 100 * s, -1, 100 * s},
-		{-s, -s, 0, 0},
-	} {
-		if got := HostDelay(tt.min, tt.crawl, tt.max); got != tt.want {
-			t.Errorf("HostDelay(%v, %v, %v) = %v, want %v", tt.min, tt.crawl, tt.max, got, tt.want)
-		}
-	}
-}
-
 // FuzzParseRobots checks, for any body and target: no panic; /robots.txt is
 // always allowed; answers are deterministic; CrawlDelay is within bounds;
 // rules for another agent and comments change nothing; and a file without

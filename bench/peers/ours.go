@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"crawler"
+	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/politeness"
 )
 
 // OursFIFO is our Crawler with its defaults (robots.txt, canonicalization,
@@ -22,16 +24,15 @@ func OursAOPIC(ctx context.Context, cfg Config) (Result, error) {
 
 func ours(ctx context.Context, cfg Config, f frontier.Frontier) (Result, error) {
 	c := &crawler.Crawler{
-		Fetcher: &crawler.HTTPFetcher{
+		Fetcher: &fetch.HTTPFetcher{
 			Client:    &http.Client{Transport: cfg.Transport},
 			UserAgent: UserAgent,
 		},
-		Frontier:    f,
-		UserAgent:   UserAgent,
-		Workers:     cfg.Workers,
-		Delay:       -1,
-		DelayFactor: -1,
-		MaxPages:    int64(cfg.Budget),
+		Frontier:  f,
+		UserAgent: UserAgent,
+		Workers:   cfg.Workers,
+		Pacing:    politeness.Pacing{Delay: -1, DelayFactor: -1},
+		MaxPages:  int64(cfg.Budget),
 	}
 	err := c.Run(ctx, cfg.Seeds...)
 	return Result{Fetched: c.Stats().Fetched}, err

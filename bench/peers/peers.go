@@ -76,7 +76,7 @@ func Lookup(name string) (Crawler, error) {
 // NewTransport returns the transport every crawler uses: every connection
 // goes to addr (the web's listener) whatever the URL's host, keep-alive on,
 // idle pools large enough for workers connections to each host and for
-// every host of the web (as crawler.NewTransport's 1024: with 4·workers,
+// every host of the web (as fetch.NewTransport's 1024: with 4·workers,
 // 128, a crawl over 200 hosts closed and dialed connections all along),
 // no proxy, no HTTP/2.
 func NewTransport(addr string, workers int) *http.Transport {

@@ -1,18 +1,17 @@
 package main
 
 import (
+	"crawler/fetch"
 	"flag"
 	"fmt"
 	"net/netip"
 	"strings"
-
-	"crawler"
 )
 
 // addressFlags are the exceptions to the fetcher's refusal of loopback,
-// private and other special-purpose addresses (crawler.AddressPolicy).
+// private and other special-purpose addresses (fetch.AddressPolicy).
 type addressFlags struct {
-	policy crawler.AddressPolicy
+	policy fetch.AddressPolicy
 }
 
 func (a *addressFlags) register(fs *flag.FlagSet) {

@@ -34,7 +34,9 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/politeness"
 	"crawler/seen"
 )
 
@@ -54,9 +56,10 @@ type options struct {
 	maxPages, maxBytes int64
 	maxDepth, workers  int
 	perHost            int
-	delay              time.Duration
-	pacing             pacingFlags
-	traps              trapFlags
+	maxRetries         int
+	rate               float64
+	pacing             politeness.Pacing
+	traps              crawler.Traps
 	addresses          addressFlags
 	hostStats          string
 	sameHost, demo     bool
@@ -79,15 +82,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	}
 	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many page requests (0: no limit)")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 0, "stop starting fetches after this many body bytes (0: no limit)")
-	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0: no limit)")
-	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "pages processed at once")
-	fs.IntVar(&o.perHost, "per-host", 1, "requests in flight per host")
-	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least time between two requests to one host (0: none; -demo defaults to 0)")
-	o.pacing.register(fs)
+	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0 or negative: no limit)")
+	fs.IntVar(&o.workers, "workers", 0, fmt.Sprintf("pages processed at once (0: %d)", crawler.DefaultWorkers))
+	fs.IntVar(&o.perHost, "per-host", 0, "requests in flight per host (0: 1)")
+	fs.IntVar(&o.maxRetries, "max-retries", 0, fmt.Sprintf("times a failed request's URL is tried again (0: %d; negative: none)", crawler.DefaultMaxRetries))
+	fs.Float64Var(&o.rate, "rate", 0, "requests per second of the whole crawl, robots.txt included (0 or negative: no bound beyond per-host pacing)")
+	registerPacing(fs, &o.pacing)
 	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout)")
 	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
-	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent header; its product token is matched against robots.txt")
+	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout")
 	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
@@ -95,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 10_000_000, "URLs the bloom or bitmap set is sized for")
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
-	o.traps.register(fs)
+	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -103,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	delaySet := false
 	fs.Visit(func(f *flag.Flag) { delaySet = delaySet || f.Name == "delay" })
 	if o.demo && !delaySet {
-		o.delay = 0
+		o.pacing.Delay = -1 // our own web on loopback
 	}
 	seeds := fs.Args()
 	if len(seeds) == 0 && !o.demo {
@@ -122,17 +126,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		UserAgent:    o.userAgent,
 		Workers:      o.workers,
 		PerHost:      o.perHost,
-		Delay:        o.delay,
+		Pacing:       o.pacing,
+		MaxRetries:   o.maxRetries,
+		MaxRate:      o.rate,
 		IgnoreRobots: o.ignoreRobots,
 		MaxPages:     o.maxPages,
 		MaxBytes:     o.maxBytes,
 		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},
-		Traps:        o.traps.traps(),
+		Traps:        o.traps,
 	}
-	if o.delay == 0 {
-		c.Delay = -1 // the flag's 0 means none; the field's 0 means the default
-	}
-	o.pacing.apply(c)
 	switch o.seen {
 	case "exact":
 		c.Seen = seen.NewExact(0)
@@ -151,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("-frontier %q: want fifo or aopic", o.frontier)
 	}
-	tr := crawler.NewTransport()
+	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment
 	if o.demo {
 		web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10})
@@ -161,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), web.Seeds()[0])
 	}
 	defer tr.CloseIdleConnections()
-	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
+	c.Fetcher = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
 
 	if o.out != "" {
 		w := stdout

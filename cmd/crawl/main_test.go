@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crawler/politeness"
 	"encoding/json"
 	"io"
 	"os"
@@ -118,31 +119,32 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
+// Each pacing flag sets its field of politeness.Pacing, with the field's
+// meaning: 0 the default, negative off.
 func TestPacingFlags(t *testing.T) {
-	o, _, err := parseFlags([]string{"-delay-factor", "0", "-max-retry-after", "0", "-backoff", "2s", "-max-backoff", "1m",
-		"-max-host-failures", "0", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
+	o, _, err := parseFlags([]string{"-delay-factor", "-1", "-max-retry-after", "-1s", "-backoff", "2s", "-max-backoff", "1m",
+		"-max-host-failures", "-1", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c crawler.Crawler
-	o.pacing.apply(&c)
-	want := crawler.Crawler{DelayFactor: -1, MaxRetryAfter: -1, Backoff: 2 * time.Second, MaxBackoff: time.Minute,
-		MaxHostFailures: -1, MaxRetries: 7, MaxRate: 3.5, MaxCrawlDelay: 4 * time.Second, MaxAdaptiveDelay: 9 * time.Second}
-	if c.DelayFactor != want.DelayFactor || c.MaxRetryAfter != want.MaxRetryAfter || c.Backoff != want.Backoff ||
-		c.MaxBackoff != want.MaxBackoff || c.MaxHostFailures != want.MaxHostFailures || c.MaxRetries != want.MaxRetries ||
-		c.MaxRate != want.MaxRate || c.MaxCrawlDelay != want.MaxCrawlDelay || c.MaxAdaptiveDelay != want.MaxAdaptiveDelay {
-		t.Errorf("flags gave factor %v, retry-after %v, backoff %v..%v, failures %d, retries %d, rate %v, crawl-delay %v, adaptive %v",
-			c.DelayFactor, c.MaxRetryAfter, c.Backoff, c.MaxBackoff, c.MaxHostFailures, c.MaxRetries, c.MaxRate, c.MaxCrawlDelay, c.MaxAdaptiveDelay)
+	want := politeness.Pacing{DelayFactor: -1, MaxRetryAfter: -time.Second, Backoff: 2 * time.Second, MaxBackoff: time.Minute,
+		MaxFailures: -1, MaxCrawlDelay: 4 * time.Second, MaxAdaptiveDelay: 9 * time.Second}
+	if o.pacing != want || o.maxRetries != 7 || o.rate != 3.5 {
+		t.Errorf("flags gave pacing %+v, retries %d, rate %v; want %+v, 7, 3.5", o.pacing, o.maxRetries, o.rate, want)
 	}
 
-	// The defaults are the library's.
+	// The flags' defaults are the fields' zero values, the library's defaults.
 	o, _, _ = parseFlags([]string{"http://x.test/"}, io.Discard)
-	c = crawler.Crawler{}
-	o.pacing.apply(&c)
-	if c.DelayFactor != crawler.DefaultDelayFactor || c.Backoff != crawler.DefaultBackoff || c.MaxRetries != crawler.DefaultMaxRetries ||
-		c.MaxHostFailures != crawler.DefaultMaxHostFailures || c.MaxRetryAfter != crawler.DefaultMaxRetryAfter || c.MaxRate != 0 {
-		t.Errorf("default flags gave factor %v, backoff %v, retries %d, failures %d, retry-after %v, rate %v",
-			c.DelayFactor, c.Backoff, c.MaxRetries, c.MaxHostFailures, c.MaxRetryAfter, c.MaxRate)
+	if o.pacing != (politeness.Pacing{}) || o.traps != (crawler.Traps{}) || o.maxRetries != 0 || o.rate != 0 || o.workers != 0 || o.perHost != 0 {
+		t.Errorf("default flags gave pacing %+v, traps %+v, retries %d, rate %v, workers %d, per-host %d; want all zero",
+			o.pacing, o.traps, o.maxRetries, o.rate, o.workers, o.perHost)
+	}
+	// -demo crawls its own loopback web without delay, unless -delay says.
+	if o, _, _ = parseFlags([]string{"-demo"}, io.Discard); o.pacing.Delay >= 0 {
+		t.Errorf("-demo: Delay %v, want negative (none)", o.pacing.Delay)
+	}
+	if o, _, _ = parseFlags([]string{"-demo", "-delay", "0"}, io.Discard); o.pacing.Delay != 0 {
+		t.Errorf("-demo -delay 0: Delay %v, want 0 (the default)", o.pacing.Delay)
 	}
 }
 
@@ -184,19 +186,13 @@ func TestRateAndHostStats(t *testing.T) {
 }
 
 func TestTrapFlags(t *testing.T) {
-	o, _, err := parseFlags([]string{"-max-url-length", "0", "-max-path-depth", "7", "-max-segment-repeats", "0",
-		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "0", "http://x.test/"}, io.Discard)
+	o, _, err := parseFlags([]string{"-max-url-length", "-1", "-max-path-depth", "7", "-max-segment-repeats", "-1",
+		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := crawler.Traps{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1}
-	if got := o.traps.traps(); got != want {
-		t.Errorf("flags gave %+v, want %+v", got, want)
-	}
-	o, _, _ = parseFlags([]string{"http://x.test/"}, io.Discard)
-	want = crawler.Traps{MaxURLLength: crawler.DefaultMaxURLLength, MaxPathDepth: crawler.DefaultMaxPathDepth,
-		MaxSegmentRepeats: crawler.DefaultMaxSegmentRepeats, DuplicatePages: crawler.DefaultDuplicatePages}
-	if got := o.traps.traps(); got != want {
-		t.Errorf("default flags gave %+v, want %+v", got, want)
+	if o.traps != want {
+		t.Errorf("flags gave %+v, want %+v", o.traps, want)
 	}
 }

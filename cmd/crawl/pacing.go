@@ -2,61 +2,27 @@ package main
 
 import (
 	"bufio"
+	"crawler/politeness"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"crawler"
 )
 
-// pacingFlags are the per-host pacing knobs. A flag's 0 turns its rule off
-// where the Crawler field's 0 would mean the default, so every default is
-// visible in -help.
-type pacingFlags struct {
-	delayFactor      float64
-	maxAdaptiveDelay time.Duration
-	maxCrawlDelay    time.Duration
-	maxRetryAfter    time.Duration
-	backoff          time.Duration
-	maxBackoff       time.Duration
-	maxHostFailures  int
-	maxRetries       int
-	rate             float64
-}
-
-func (p *pacingFlags) register(fs *flag.FlagSet) {
-	fs.Float64Var(&p.delayFactor, "delay-factor", crawler.DefaultDelayFactor, "wait this multiple of a host's last response time before its next request (0: none)")
-	fs.DurationVar(&p.maxAdaptiveDelay, "max-adaptive-delay", crawler.DefaultMaxAdaptiveDelay, "cap on delay-factor x response time")
-	fs.DurationVar(&p.maxCrawlDelay, "max-crawl-delay", crawler.DefaultMaxCrawlDelay, "cap on a robots.txt Crawl-delay")
-	fs.DurationVar(&p.maxRetryAfter, "max-retry-after", crawler.DefaultMaxRetryAfter, "cap on the wait a Retry-After header asks for (0: ignore Retry-After)")
-	fs.DurationVar(&p.backoff, "backoff", crawler.DefaultBackoff, "wait after a host's first failure (429, 5xx, no response), doubled per further failure in a row (0: none)")
-	fs.DurationVar(&p.maxBackoff, "max-backoff", crawler.DefaultMaxBackoff, "cap on the doubled backoff")
-	fs.IntVar(&p.maxHostFailures, "max-host-failures", crawler.DefaultMaxHostFailures, "failures in a row that retire a host (0: never)")
-	fs.IntVar(&p.maxRetries, "max-retries", crawler.DefaultMaxRetries, "times a failed request's URL is tried again (0: none)")
-	fs.Float64Var(&p.rate, "rate", 0, "requests per second of the whole crawl, robots.txt included (0: no bound beyond per-host pacing)")
-}
-
-// apply sets c's pacing fields from the flags.
-func (p *pacingFlags) apply(c *crawler.Crawler) {
-	c.DelayFactor = offIfZero(p.delayFactor)
-	c.MaxAdaptiveDelay = p.maxAdaptiveDelay
-	c.MaxCrawlDelay = p.maxCrawlDelay
-	c.MaxRetryAfter = offIfZero(p.maxRetryAfter)
-	c.Backoff = offIfZero(p.backoff)
-	c.MaxBackoff = p.maxBackoff
-	c.MaxHostFailures = offIfZero(p.maxHostFailures)
-	c.MaxRetries = offIfZero(p.maxRetries)
-	c.MaxRate = p.rate
-}
-
-// offIfZero maps a flag's 0 (off) to the field's negative (off).
-func offIfZero[T int | float64 | time.Duration](v T) T {
-	if v == 0 {
-		return -1
-	}
-	return v
+// registerPacing binds the pacing flags to p. Each flag means what its
+// field means: 0 the default (named in -help), a negative value off.
+func registerPacing(fs *flag.FlagSet, p *politeness.Pacing) {
+	fs.DurationVar(&p.Delay, "delay", 0, fmt.Sprintf("least time between two requests to one host (0: %v; negative: none; -demo: none unless set)", politeness.DefaultDelay))
+	fs.Float64Var(&p.DelayFactor, "delay-factor", 0, fmt.Sprintf("wait this multiple of a host's last response time before its next request (0: %v; negative: none)", politeness.DefaultDelayFactor))
+	fs.DurationVar(&p.MaxAdaptiveDelay, "max-adaptive-delay", 0, fmt.Sprintf("cap on delay-factor x response time (0: %v; negative: no adaptive delay)", politeness.DefaultMaxAdaptiveDelay))
+	fs.DurationVar(&p.MaxCrawlDelay, "max-crawl-delay", 0, fmt.Sprintf("cap on a robots.txt Crawl-delay (0: %v; negative: Crawl-delay ignored)", politeness.DefaultMaxCrawlDelay))
+	fs.DurationVar(&p.MaxRetryAfter, "max-retry-after", 0, fmt.Sprintf("cap on the wait a Retry-After header asks for (0: %v; negative: Retry-After ignored)", politeness.DefaultMaxRetryAfter))
+	fs.DurationVar(&p.Backoff, "backoff", 0, fmt.Sprintf("wait after a host's first failure (429, 5xx, no response), doubled per further failure in a row (0: %v; negative: none)", politeness.DefaultBackoff))
+	fs.DurationVar(&p.MaxBackoff, "max-backoff", 0, fmt.Sprintf("cap on the doubled backoff (0: %v; negative: no backoff)", politeness.DefaultMaxBackoff))
+	fs.IntVar(&p.MaxFailures, "max-host-failures", 0, fmt.Sprintf("failures in a row that retire a host (0: %d; negative: never)", politeness.DefaultMaxFailures))
 }
 
 // hostRecord is one line of -host-stats.

@@ -2,38 +2,18 @@ package main
 
 import (
 	"flag"
+	"fmt"
 
 	"crawler"
 )
 
-// trapFlags are the trap defences (crawler.Traps). As with pacingFlags, a
-// flag's 0 turns its rule off, and defaults show in -help.
-type trapFlags struct {
-	maxURLLength      int
-	maxPathDepth      int
-	maxSegmentRepeats int
-	maxPagesPerHost   int
-	maxQueryValues    int
-	duplicatePages    int
-}
-
-func (t *trapFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&t.maxURLLength, "max-url-length", crawler.DefaultMaxURLLength, "longest URL followed, in bytes (0: no limit)")
-	fs.IntVar(&t.maxPathDepth, "max-path-depth", crawler.DefaultMaxPathDepth, "most path segments of a followed URL (0: no limit)")
-	fs.IntVar(&t.maxSegmentRepeats, "max-segment-repeats", crawler.DefaultMaxSegmentRepeats, "most times one segment may occur in a followed URL's path (0: no limit)")
-	fs.IntVar(&t.maxPagesPerHost, "max-pages-per-host", 0, "most URLs queued per host (0: no limit)")
-	fs.IntVar(&t.maxQueryValues, "max-query-values", 0, "most distinct values of one query parameter on one host (0: no limit)")
-	fs.IntVar(&t.duplicatePages, "duplicate-pages", crawler.DefaultDuplicatePages, "stop a host's path pattern after this many pages with content already seen (0: never)")
-}
-
-// traps returns the crawler.Traps the flags describe.
-func (t *trapFlags) traps() crawler.Traps {
-	return crawler.Traps{
-		MaxURLLength:      offIfZero(t.maxURLLength),
-		MaxPathDepth:      offIfZero(t.maxPathDepth),
-		MaxSegmentRepeats: offIfZero(t.maxSegmentRepeats),
-		MaxPagesPerHost:   t.maxPagesPerHost,
-		MaxQueryValues:    t.maxQueryValues,
-		DuplicatePages:    offIfZero(t.duplicatePages),
-	}
+// registerTraps binds the trap flags to t. Each flag means what its field
+// means: 0 the default (named in -help), a negative value off.
+func registerTraps(fs *flag.FlagSet, t *crawler.Traps) {
+	fs.IntVar(&t.MaxURLLength, "max-url-length", 0, fmt.Sprintf("longest URL followed, in bytes (0: %d; negative: no limit)", crawler.DefaultMaxURLLength))
+	fs.IntVar(&t.MaxPathDepth, "max-path-depth", 0, fmt.Sprintf("most path segments of a followed URL (0: %d; negative: no limit)", crawler.DefaultMaxPathDepth))
+	fs.IntVar(&t.MaxSegmentRepeats, "max-segment-repeats", 0, fmt.Sprintf("most times one segment may occur in a followed URL's path (0: %d; negative: no limit)", crawler.DefaultMaxSegmentRepeats))
+	fs.IntVar(&t.MaxPagesPerHost, "max-pages-per-host", 0, "most URLs queued per host (0 or negative: no limit)")
+	fs.IntVar(&t.MaxQueryValues, "max-query-values", 0, "most distinct values of one query parameter on one host (0 or negative: no limit)")
+	fs.IntVar(&t.DuplicatePages, "duplicate-pages", 0, fmt.Sprintf("stop a host's path pattern after this many pages with content already seen (0: %d; negative: never)", crawler.DefaultDuplicatePages))
 }

@@ -26,6 +26,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
 )
 
 // errBroken is returned by run when it reported broken links.
@@ -90,8 +91,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, web *crawlertest.
 			web = crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 5, PagesPerHost: 20})
 			defer web.Close()
 		}
-		c.Fetcher = &crawler.HTTPFetcher{Client: web.Client()}
-		c.Delay = -1 // our own server: no politeness delay
+		c.Fetcher = &fetch.HTTPFetcher{Client: web.Client()}
+		c.Pacing.Delay = -1 // our own server: no politeness delay
 		seeds = web.Seeds()
 	}
 	if err := c.Run(ctx, seeds...); err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
 )
 
 func TestRunReportsBrokenLinksWithReferrers(t *testing.T) {
@@ -76,9 +78,9 @@ func TestRunReportsBrokenLinksWithReferrers(t *testing.T) {
 	var mu sync.Mutex
 	outLinks := map[string][]string{}
 	c := &crawler.Crawler{
-		Fetcher: &crawler.HTTPFetcher{Client: web.Client()},
-		Delay:   -1,
-		Scope:   crawler.Scope{MaxDepth: -1},
+		Fetcher: &fetch.HTTPFetcher{Client: web.Client()},
+		Pacing:  politeness.Pacing{Delay: -1},
+		Scope:   crawler.Scope{Allow: func(_ string, depth int) bool { return depth == 0 }},
 		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
 			mu.Lock()
 			outLinks[p.URL] = p.Links

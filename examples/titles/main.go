@@ -31,6 +31,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
 )
 
 func main() {
@@ -78,8 +79,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, web *crawlertest.
 			web = crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 5, PagesPerHost: 20})
 			defer web.Close()
 		}
-		c.Fetcher = &crawler.HTTPFetcher{Client: web.Client()}
-		c.Delay = -1 // our own server: no politeness delay
+		c.Fetcher = &fetch.HTTPFetcher{Client: web.Client()}
+		c.Pacing.Delay = -1 // our own server: no politeness delay
 		seeds = web.Seeds()
 	}
 	if err := c.Run(ctx, seeds...); err != nil {

@@ -1,4 +1,4 @@
-package crawler
+package fetch
 
 import (
 	"context"
@@ -59,7 +59,7 @@ type FetchError struct {
 	Err error
 }
 
-func (e *FetchError) Error() string { return fmt.Sprintf("crawler: %s %s: %v", e.Op, e.URL, e.Err) }
+func (e *FetchError) Error() string { return fmt.Sprintf("fetch: %s %s: %v", e.Op, e.URL, e.Err) }
 
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }

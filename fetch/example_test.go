@@ -1,6 +1,7 @@
-package crawler_test
+package fetch_test
 
 import (
+	"crawler/fetch"
 	"fmt"
 	"net/netip"
 
@@ -11,12 +12,12 @@ import (
 // special-purpose addresses. A crawl of your own network allows them by
 // network, by endpoint (address and port) or by host name.
 func ExampleAddressPolicy() {
-	policy := crawler.AddressPolicy{
+	policy := fetch.AddressPolicy{
 		Allow:          []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")},
 		AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:8080")},
 		AllowHosts:     []string{"wiki.corp.example"},
 	}
-	c := &crawler.Crawler{Fetcher: &crawler.HTTPFetcher{Addresses: policy}}
+	c := &crawler.Crawler{Fetcher: &fetch.HTTPFetcher{Addresses: policy}}
 	_ = c // c.Run(ctx, "http://wiki.corp.example/", "http://10.1.0.7/")
 
 	// What the fetcher's dial decides, for a host name and the address it
@@ -41,11 +42,11 @@ func ExampleAddressPolicy() {
 	}
 	// Output:
 	// allowed: 10.1.2.3:80
-	// crawler: address not allowed: 10.2.0.1:80 (private)
+	// fetch: address not allowed: 10.2.0.1:80 (private)
 	// allowed: 127.0.0.1:8080
-	// crawler: address not allowed: 127.0.0.1:22 (loopback)
+	// fetch: address not allowed: 127.0.0.1:22 (loopback)
 	// allowed: 192.168.4.4:443 for wiki.corp.example
-	// crawler: address not allowed: 169.254.169.254:80 (link-local) for evil.example
-	// crawler: address not allowed: 192.168.0.1:80 (private) for evil.example
+	// fetch: address not allowed: 169.254.169.254:80 (link-local) for evil.example
+	// fetch: address not allowed: 192.168.0.1:80 (private) for evil.example
 	// allowed: 93.184.215.14:443 for example.com
 }

@@ -1,7 +1,9 @@
-package crawler_test
+package fetch_test
 
 import (
 	"context"
+	"crawler/fetch"
+	"crawler/internal/leak"
 	"errors"
 	"fmt"
 	"net"
@@ -227,10 +229,10 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 }
 
 func TestDNSCacheTTL(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
 	clock := newFakeClock()
-	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now}
 	ctx := context.Background()
 
 	for i, host := range []string{"a.test", "a.test", "A.Test", "a.test"} {
@@ -243,7 +245,7 @@ func TestDNSCacheTTL(t *testing.T) {
 	if n := s.queries("a.test"); n != 1 {
 		t.Errorf("4 lookups within the TTL made %d queries, want 1", n)
 	}
-	clock.Advance(crawler.DefaultDNSTTL - time.Nanosecond)
+	clock.Advance(fetch.DefaultDNSTTL - time.Nanosecond)
 	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
 		t.Fatalf("lookup just before the TTL = %v, %v", addrs, err)
 	}
@@ -265,7 +267,7 @@ func TestDNSCacheTTL(t *testing.T) {
 	}
 
 	// A cache whose TTL is set keeps answers that long.
-	c2 := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, TTL: time.Minute}
+	c2 := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, TTL: time.Minute}
 	c2.LookupNetIP(ctx, "b.test")
 	clock.Advance(59 * time.Second)
 	c2.LookupNetIP(ctx, "b.test")
@@ -275,7 +277,7 @@ func TestDNSCacheTTL(t *testing.T) {
 		t.Errorf("TTL 1m, lookups at 0, 59 s and 60 s: %d queries, want 2", n)
 	}
 	// A negative TTL keeps nothing.
-	c3 := &crawler.DNSCache{Resolver: s.resolver(), TTL: -1}
+	c3 := &fetch.DNSCache{Resolver: s.resolver(), TTL: -1}
 	c3.LookupNetIP(ctx, "c.test")
 	c3.LookupNetIP(ctx, "c.test")
 	if n, l := s.queries("c.test"), c3.Len(); n != 2 || l != 0 {
@@ -284,10 +286,10 @@ func TestDNSCacheTTL(t *testing.T) {
 }
 
 func TestDNSCacheNegative(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
 	clock := newFakeClock()
-	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now}
 	ctx := context.Background()
 
 	for range 3 {
@@ -305,7 +307,7 @@ func TestDNSCacheNegative(t *testing.T) {
 	if n := s.queries("nx.test"); n != 1 {
 		t.Errorf("4 failed lookups within the error TTL made %d queries, want 1", n)
 	}
-	clock.Advance(crawler.DefaultDNSErrorTTL)
+	clock.Advance(fetch.DefaultDNSErrorTTL)
 	if _, err := c.LookupNetIP(ctx, "nx.test"); err == nil {
 		t.Fatal("nx.test resolved")
 	}
@@ -314,7 +316,7 @@ func TestDNSCacheNegative(t *testing.T) {
 	}
 
 	// ErrorTTL set, and negative (failures not kept).
-	c2 := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, ErrorTTL: time.Second}
+	c2 := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, ErrorTTL: time.Second}
 	c2.LookupNetIP(ctx, "nx2.test")
 	c2.LookupNetIP(ctx, "nx2.test")
 	clock.Advance(time.Second)
@@ -322,7 +324,7 @@ func TestDNSCacheNegative(t *testing.T) {
 	if n := s.queries("nx2.test"); n != 2 {
 		t.Errorf("ErrorTTL 1s: %d queries, want 2", n)
 	}
-	c3 := &crawler.DNSCache{Resolver: s.resolver(), ErrorTTL: -1}
+	c3 := &fetch.DNSCache{Resolver: s.resolver(), ErrorTTL: -1}
 	c3.LookupNetIP(ctx, "nx3.test")
 	c3.LookupNetIP(ctx, "nx3.test")
 	if n := s.queries("nx3.test"); n != 2 {
@@ -331,9 +333,9 @@ func TestDNSCacheNegative(t *testing.T) {
 }
 
 func TestDNSCacheConcurrentLookupsShareAQuery(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	c := &crawler.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.resolver()}
 	arrived, release := s.hold("many.test")
 	defer release()
 
@@ -383,9 +385,9 @@ func spell(name string, i int) string {
 // A caller waiting on another's query returns as soon as its context ends;
 // the query goes on for the one that made it.
 func TestDNSCacheWaiterCancel(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	c := &crawler.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.resolver()}
 	arrived, release := s.hold("hold.test")
 	defer release()
 
@@ -435,9 +437,9 @@ func TestDNSCacheWaiterCancel(t *testing.T) {
 // When the caller whose query it is gives up, its lookup is dropped and not
 // cached; a caller still waiting asks again.
 func TestDNSCacheLeaderCancel(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	c := &crawler.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.resolver()}
 	arrived, release := s.hold("hold2.test")
 	defer release()
 
@@ -479,9 +481,9 @@ func TestDNSCacheLeaderCancel(t *testing.T) {
 }
 
 func TestDNSCacheLiteralIPs(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	c := &crawler.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.resolver()}
 	ctx := context.Background()
 	for _, ip := range []string{"127.0.0.1", "::1", "fe80::1%lo", "::ffff:127.0.0.1"} {
 		addrs, err := c.LookupNetIP(ctx, ip)
@@ -520,9 +522,9 @@ func TestDNSCacheLiteralIPs(t *testing.T) {
 }
 
 func TestDNSCacheDial(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	c := &crawler.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.resolver()}
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -567,11 +569,11 @@ func TestDNSCacheDial(t *testing.T) {
 }
 
 func TestDNSCacheMaxEntries(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
 	clock := newFakeClock()
 	ctx := context.Background()
-	c := &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 3}
+	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 3}
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "nx1", "nx2"} {
 		c.LookupNetIP(ctx, n+".test")
 		if l := c.Len(); l > 3 || l < 1 {
@@ -581,10 +583,10 @@ func TestDNSCacheMaxEntries(t *testing.T) {
 
 	// Expired entries go first: nx.test (error TTL) has expired, a.test
 	// not, so b.test takes nx.test's place.
-	c = &crawler.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 2}
+	c = &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 2}
 	c.LookupNetIP(ctx, "a.test")
 	c.LookupNetIP(ctx, "nx.test")
-	clock.Advance(crawler.DefaultDNSErrorTTL)
+	clock.Advance(fetch.DefaultDNSErrorTTL)
 	c.LookupNetIP(ctx, "b.test")
 	before := s.queries("a.test")
 	c.LookupNetIP(ctx, "a.test")
@@ -596,14 +598,14 @@ func TestDNSCacheMaxEntries(t *testing.T) {
 // newDNSTransport returns a transport like NewTransport's, resolving
 // through s.
 func newDNSTransport(s *dnsServer) *http.Transport {
-	tr := crawler.NewTransport()
-	tr.DialContext = (&crawler.DNSCache{Resolver: s.resolver()}).DialContext
+	tr := fetch.NewTransport()
+	tr.DialContext = (&fetch.DNSCache{Resolver: s.resolver()}).DialContext
 	tr.DisableKeepAlives = true // a new connection for each request
 	return tr
 }
 
 func TestHTTPFetcherCachesDNS(t *testing.T) {
-	noLeak(t)
+	leak.Check(t)
 	s := newDNSServer(t, testNames())
 	var mu sync.Mutex
 	conns := 0
@@ -623,9 +625,9 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 
 	tr := newDNSTransport(s)
 	defer tr.CloseIdleConnections()
-	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: testLoopback}
+	f := &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: testLoopback}
 	for i := range 4 {
-		resp, err := f.Fetch(context.Background(), &crawler.Request{URL: fmt.Sprintf("http://a.test:%d/%d", port, i)})
+		resp, err := f.Fetch(context.Background(), &fetch.Request{URL: fmt.Sprintf("http://a.test:%d/%d", port, i)})
 		if err != nil || resp.Status != 200 {
 			t.Fatalf("fetch %d: %v, %v", i, resp, err)
 		}
@@ -637,35 +639,5 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 	}
 	if q := s.queries("a.test"); q != 1 {
 		t.Errorf("4 fetches over new connections made %d DNS queries, want 1", q)
-	}
-}
-
-func TestCrawlCachesDNS(t *testing.T) {
-	noLeak(t)
-	s := newDNSServer(t, testNames())
-	site := newSite(t, map[string]response{
-		"/":           html("/a", "/b"),
-		"/a":          html("/", "/b", "/c"),
-		"/b":          html("/c"),
-		"/c":          html(),
-		"/robots.txt": {ctype: "text/plain", body: "User-agent: *\nDisallow:\n"},
-	})
-	port := site.Listener.Addr().(*net.TCPAddr).Port
-	tr := newDNSTransport(s)
-	defer tr.CloseIdleConnections()
-	var got collect
-	c := fast(&got)
-	c.Fetcher = &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: testLoopback}
-	if err := c.Run(context.Background(), fmt.Sprintf("http://a.test:%d/", port)); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(got.urls()); n != 4 {
-		t.Errorf("crawled %v, want 4 pages", got.urls())
-	}
-	if st := c.Stats(); st.Fetched != 4 || st.RobotsFetched != 1 {
-		t.Errorf("stats = %+v", st)
-	}
-	if q := s.queries("a.test"); q != 1 {
-		t.Errorf("a crawl of 5 requests to a.test made %d DNS queries, want 1", q)
 	}
 }

@@ -1,4 +1,4 @@
-package crawler
+package fetch
 
 import (
 	"context"
@@ -52,9 +52,9 @@ const (
 //
 // To cache DNS in a transport of your own:
 //
-//	dns := &crawler.DNSCache{TTL: time.Minute}
+//	dns := &fetch.DNSCache{TTL: time.Minute}
 //	tr := &http.Transport{DialContext: dns.DialContext /* , ... */}
-//	f := &crawler.HTTPFetcher{Client: &http.Client{Transport: tr}}
+//	f := &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}
 type DNSCache struct {
 	// Resolver looks names up. Nil means net.DefaultResolver.
 	Resolver *net.Resolver

@@ -1,4 +1,4 @@
-package crawler
+package fetch
 
 import (
 	"context"
@@ -21,10 +21,10 @@ var (
 	// allow: loopback, private, link-local and the other special-purpose
 	// addresses, unless allowed. [Stats] counts these under
 	// KindBlockedAddress.
-	ErrBlockedAddress = errors.New("crawler: address not allowed")
+	ErrBlockedAddress = errors.New("fetch: address not allowed")
 	// ErrUnsupportedScheme is wrapped by the error of a fetch of a URL
 	// whose scheme is not http or https.
-	ErrUnsupportedScheme = errors.New("crawler: scheme not http or https")
+	ErrUnsupportedScheme = errors.New("fetch: scheme not http or https")
 )
 
 // AddressPolicy says which IP addresses a fetcher may connect to, against
