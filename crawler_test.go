@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -688,6 +689,58 @@ func TestPagesIterator(t *testing.T) {
 	}
 	if last == nil {
 		t.Error("bad seed: no error yielded")
+	}
+}
+
+// Fields with no "off" reject a negative value, and numbers that are not
+// numbers are refused, before anything is sent.
+func TestRunValidatesFields(t *testing.T) {
+	s := newSite(t, map[string]response{"/": html()})
+	for name, set := range map[string]func(*crawler.Crawler){
+		"Workers":            func(c *crawler.Crawler) { c.Workers = -1 },
+		"PerHost":            func(c *crawler.Crawler) { c.PerHost = -5 },
+		"MaxRate":            func(c *crawler.Crawler) { c.MaxRate = math.NaN() },
+		"Pacing.DelayFactor": func(c *crawler.Crawler) { c.Pacing.DelayFactor = math.Inf(-1) },
+	} {
+		c := fast(nil)
+		set(c)
+		err := c.Run(context.Background(), s.URL+"/")
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: Run = %v, want an error naming the field", name, err)
+		}
+	}
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("invalid crawlers sent %d requests", n)
+	}
+}
+
+// Run writes none of the caller's fields, and a second Run on the same
+// Crawler resumes with the frontier and seen-set the first one made.
+func TestRunLeavesFieldsAndResumes(t *testing.T) {
+	s := chainSite(t, 5) // 15 pages, and a link to /5, which is not found
+	var got collect
+	c := fast(&got)
+	c.Robots, c.MaxPages = &politeness.RobotsCache{ErrorTTL: time.Millisecond}, 4
+	ttl := c.Robots.TTL
+	for range 3 {
+		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+			t.Fatal(err)
+		}
+		if c.Frontier != nil || c.Seen != nil || c.Robots.Fetch != nil || c.Robots.TTL != ttl {
+			t.Fatalf("Run wrote the Crawler's fields: Frontier %v, Seen %v, Robots %+v", c.Frontier, c.Seen, c.Robots)
+		}
+	}
+	c.MaxPages = 0
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.pages) != 16 {
+		t.Errorf("the resumed crawls handled %d pages, want 16: %v", len(got.pages), got.urls())
+	}
+	for path, n := range s.requests() {
+		if n != 1 {
+			t.Errorf("%s requested %d times over the resumed crawls, want once", path, n)
+		}
 	}
 }
 

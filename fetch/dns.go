@@ -68,8 +68,8 @@ type DNSCache struct {
 	// ErrorTTL is how long a failed lookup is kept. 0 means
 	// DefaultDNSErrorTTL; a negative value keeps none.
 	ErrorTTL time.Duration
-	// MaxEntries bounds the names kept. 0 or less means
-	// DefaultDNSMaxEntries.
+	// MaxEntries bounds the names kept. 0 means DefaultDNSMaxEntries; a
+	// negative value, no bound.
 	MaxEntries int
 	// Now is the clock that expires entries. Nil means time.Now.
 	Now func() time.Time
@@ -195,10 +195,10 @@ func (c *DNSCache) store(key string, addrs []netip.Addr, err error) {
 // names rather than for each. c.mu is held.
 func (c *DNSCache) makeRoom(now time.Time) {
 	limit := c.MaxEntries
-	if limit <= 0 {
+	if limit == 0 {
 		limit = DefaultDNSMaxEntries
 	}
-	if len(c.entries) < limit {
+	if limit < 0 || len(c.entries) < limit {
 		return
 	}
 	for k, e := range c.entries {

@@ -1,10 +1,12 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -29,7 +31,7 @@ const (
 type Request struct {
 	URL       string // absolute URL to fetch (canonical)
 	UserAgent string // User-Agent header; "" means the fetcher's default
-	MaxBytes  int64  // body cap; 0 means the fetcher's default
+	MaxBytes  int64  // body cap; 0 means the fetcher's, negative no cap
 }
 
 // Response is the outcome of a fetch that reached the server. Redirects are
@@ -85,11 +87,13 @@ type HTTPFetcher struct {
 	// DefaultUserAgent.
 	UserAgent string
 	// MaxBodyBytes caps bodies when the Request names no cap. 0 means
-	// DefaultMaxBodyBytes. The cap counts bytes as the body is decoded
-	// (the transport's transparent gzip), so a small body that inflates
-	// to gigabytes is cut at the cap like any other.
+	// DefaultMaxBodyBytes; a negative value, no cap (for your own servers
+	// only). The cap counts bytes as the body is decoded (the transport's
+	// transparent gzip), so a small body that inflates to gigabytes is cut
+	// at the cap like any other.
 	MaxBodyBytes int64
-	// Timeout bounds one fetch, body included. 0 means DefaultTimeout.
+	// Timeout bounds one fetch, body included. 0 means DefaultTimeout; a
+	// negative value, no bound but the context's.
 	Timeout time.Duration
 	// Addresses says which IP addresses the fetcher may connect to. The
 	// zero value refuses loopback, private, link-local and the other
@@ -164,12 +168,11 @@ func (f *HTTPFetcher) init() {
 // anything is sent.
 func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	f.once.Do(f.init)
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	if f.Timeout >= 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cmp.Or(f.Timeout, DefaultTimeout))
+		defer cancel()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	dp := f.direct
 	if f.proxied {
@@ -202,12 +205,9 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	defer hresp.Body.Close()
 
-	limit := req.MaxBytes
-	if limit <= 0 {
-		limit = f.MaxBodyBytes
-	}
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
+	limit := cmp.Or(req.MaxBytes, f.MaxBodyBytes, DefaultMaxBodyBytes)
+	if limit < 0 {
+		limit = math.MaxInt64 - 1 // no cap; readBody needs room for limit+1
 	}
 	body, truncated, err := readBody(hresp.Body, hresp.ContentLength, limit)
 	if err != nil {

@@ -2,11 +2,17 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func TestReadBody(t *testing.T) {
@@ -56,5 +62,65 @@ func TestReadBody(t *testing.T) {
 	r := io.MultiReader(bytes.NewReader(make([]byte, 2000)), iotest.ErrReader(boom))
 	if _, _, err := readBody(r, -1, limit); !errors.Is(err, boom) {
 		t.Errorf("error mid-body: got %v, want %v", err, boom)
+	}
+}
+
+// Every number of HTTPFetcher and DNSCache reads 0 as its default and a
+// negative value as off: no cap, no timeout, no bound.
+func TestZeroAndNegative(t *testing.T) {
+	big := strings.Repeat("x", DefaultMaxBodyBytes+1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil {
+			time.Sleep(d)
+		}
+		io.WriteString(w, big)
+	}))
+	defer srv.Close()
+	loopback := AddressPolicy{AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())}}
+	tests := []struct {
+		name          string
+		fetcher, req  int64 // MaxBodyBytes, Request.MaxBytes
+		timeout       time.Duration
+		delay         string
+		want          int
+		wantTruncated bool
+		wantErr       bool
+	}{
+		{name: "zero: default cap", want: DefaultMaxBodyBytes, wantTruncated: true},
+		{name: "fetcher's cap", fetcher: 100, want: 100, wantTruncated: true},
+		{name: "request's cap first", fetcher: 100, req: 10, want: 10, wantTruncated: true},
+		{name: "request: no cap", fetcher: 100, req: -1, want: len(big)},
+		{name: "fetcher: no cap", fetcher: -1, want: len(big)},
+		{name: "timeout", fetcher: 10, timeout: 20 * time.Millisecond, delay: "200ms", wantErr: true},
+		{name: "no timeout", fetcher: 10, timeout: -1, delay: "200ms", want: 10, wantTruncated: true},
+	}
+	for _, tt := range tests {
+		f := &HTTPFetcher{MaxBodyBytes: tt.fetcher, Timeout: tt.timeout, Addresses: loopback}
+		resp, err := f.Fetch(context.Background(), &Request{URL: srv.URL + "/?delay=" + tt.delay, MaxBytes: tt.req})
+		switch {
+		case tt.wantErr:
+			if err == nil {
+				t.Errorf("%s: fetched %d bytes, want a timeout", tt.name, len(resp.Body))
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case len(resp.Body) != tt.want || resp.Truncated != tt.wantTruncated:
+			t.Errorf("%s: %d bytes, truncated %v; want %d, %v", tt.name, len(resp.Body), resp.Truncated, tt.want, tt.wantTruncated)
+		}
+		f.CloseIdleConnections()
+	}
+
+	for _, tt := range []struct {
+		maxEntries, want int
+	}{{0, DefaultDNSMaxEntries}, {-1, DefaultDNSMaxEntries + 100}, {10, 10}} {
+		c := &DNSCache{MaxEntries: tt.maxEntries}
+		c.mu.Lock()
+		for i := range DefaultDNSMaxEntries + 100 {
+			c.store(strconv.Itoa(i), nil, nil)
+		}
+		c.mu.Unlock()
+		if n := c.Len(); n > tt.want || tt.maxEntries < 0 && n != tt.want {
+			t.Errorf("MaxEntries %d: %d names kept, want at most %d", tt.maxEntries, n, tt.want)
+		}
 	}
 }

@@ -311,6 +311,49 @@ func TestRobotsCacheOutageFallback(t *testing.T) {
 	}
 }
 
+// Negative settings turn their rule off: TTL and ErrorTTL keep nothing,
+// MaxErrorTTL doubles nothing, MaxOutage never falls back.
+func TestRobotsCacheNegative(t *testing.T) {
+	var status atomic.Int64
+	status.Store(200)
+	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(int(status.Load()))
+		io.WriteString(w, disallowPrivate)
+	})
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: -1, ErrorTTL: -1, Now: clock.Now}
+	for i := range 3 {
+		if _, fetched, _ := c.Get(context.Background(), srv.URL); !fetched {
+			t.Errorf("TTL -1, Get %d: served from the cache", i)
+		}
+	}
+	status.Store(503)
+	for i := range 3 {
+		if _, fetched, _ := c.Get(context.Background(), srv.URL); !fetched {
+			t.Errorf("ErrorTTL -1, Get %d of an unavailable file: served from the cache", i)
+		}
+	}
+
+	status.Store(200)
+	c = &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: time.Minute, ErrorTTL: time.Minute, MaxErrorTTL: -1, MaxOutage: -1, Now: clock.Now}
+	if _, _, err := c.Get(context.Background(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	status.Store(503)
+	clock.Advance(time.Minute)
+	for i := range 50 {
+		r, _, err := c.Get(context.Background(), srv.URL)
+		var uerr *UnavailableError
+		if r != DisallowAll() || !errors.As(err, &uerr) {
+			t.Fatalf("MaxOutage -1, failure %d, %v into the outage: Get = %p, %v; want DisallowAll", i+1, uerr.RetryAt.Sub(uerr.Since), r, err)
+		}
+		if wait := uerr.RetryAt.Sub(clock.Now()); wait != time.Minute {
+			t.Fatalf("MaxErrorTTL -1, failure %d: retry in %v, want ErrorTTL (1m) undoubled", i+1, wait)
+		}
+		clock.t = uerr.RetryAt.Add(DefaultMaxOutage / 10)
+	}
+}
+
 func TestRobotsCacheConcurrentGets(t *testing.T) {
 	const n = 50
 	gate := make(chan struct{})
