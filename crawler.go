@@ -91,7 +91,7 @@ type Crawler struct {
 	// negative: an error.
 	Workers int
 	// PerHost is how many requests may be in flight to one host, when
-	// Frontier is nil. 0: 1; negative: an error.
+	// Frontier is nil. 0: 1; negative: no limit but Workers.
 	PerHost int
 	// MaxRate bounds the requests per second of the whole crawl, robots.txt
 	// included. 0 or negative: no bound beyond the per-host pacing.
@@ -225,15 +225,12 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	return r.loop(ctx)
 }
 
-// validate reports the fields that no crawl can run with: the sizes
-// (Workers, PerHost) that have no "off", and numbers that are not numbers.
+// validate reports the fields that no crawl can run with: a negative
+// Workers, which has no "off", and numbers that are not numbers.
 func (c *Crawler) validate() error {
 	var errs []error
 	if c.Workers < 0 {
 		errs = append(errs, fmt.Errorf("crawler: Workers is %d; want 0 (the default) or more", c.Workers))
-	}
-	if c.PerHost < 0 {
-		errs = append(errs, fmt.Errorf("crawler: PerHost is %d; want 0 (the default) or more", c.PerHost))
 	}
 	if math.IsNaN(c.MaxRate) || math.IsInf(c.MaxRate, 0) {
 		errs = append(errs, fmt.Errorf("crawler: MaxRate is %v", c.MaxRate))

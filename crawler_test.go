@@ -183,7 +183,7 @@ func TestRobotsObeyed(t *testing.T) {
 
 // A robots.txt that answers 5xx means crawl nothing there for now: the
 // host's URLs wait while robots.txt is asked again with backoff, and after
-// MaxHostFailures failures in a row the host is retired: its URLs reach the
+// Pacing.MaxFailures failures in a row the host is retired: its URLs reach the
 // handler unfetched, with ErrHostRetired.
 func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 	s := newSite(t, map[string]response{
@@ -698,7 +698,6 @@ func TestRunValidatesFields(t *testing.T) {
 	s := newSite(t, map[string]response{"/": html()})
 	for name, set := range map[string]func(*crawler.Crawler){
 		"Workers":            func(c *crawler.Crawler) { c.Workers = -1 },
-		"PerHost":            func(c *crawler.Crawler) { c.PerHost = -5 },
 		"MaxRate":            func(c *crawler.Crawler) { c.MaxRate = math.NaN() },
 		"Pacing.DelayFactor": func(c *crawler.Crawler) { c.Pacing.DelayFactor = math.Inf(-1) },
 	} {

@@ -16,10 +16,10 @@
 // canon), tested against the URL-seen set (package seen) and, if new,
 // pushed to the frontier (package frontier), which hands out URLs only
 // from hosts that politeness lets us contact now. A worker checks the
-// host's robots.txt (package politeness), fetches the URL with the
-// [fetch.Fetcher], extracts links from HTML, passes the [Page] to the [Handler],
-// and sends the links back; redirects are not followed inside the fetch
-// but scheduled as new URLs under their own host's politeness.
+// host's robots.txt (package politeness), fetches the URL (package fetch),
+// extracts links from HTML, passes the [Page] to the [Handler], and sends
+// the links back; redirects are not followed inside the fetch but
+// scheduled as new URLs under their own host's politeness.
 //
 // One scheduler goroutine owns the frontier and the seen-set, so neither
 // needs locks; Workers goroutines do the parallel work. Run returns when
@@ -30,28 +30,35 @@
 //
 // # Defaults
 //
-// The zero Crawler is polite: it obeys robots.txt as RFC 9309 says (a host
-// whose robots.txt fails is left alone and asked again later), sends one
-// request at a time to a host and waits max(1 s, its Crawl-delay capped at
-// 30 s, 5x its last response time capped at 30 s) before the next, backs
-// off exponentially and honours Retry-After when a host answers 429 or 5xx
-// or not at all, retries such a URL twice and gives up on a host after 5
-// failures in a row ([ErrHostRetired]), sends [fetch.DefaultUserAgent], reads at
-// most 10 MiB of a body in at most 30 s, follows at most 10 redirects,
-// honours rel="nofollow", <meta name="robots"> and X-Robots-Tag, and looks
-// a host's name up once per five minutes rather than once per connection
-// ([fetch.DNSCache]; a failed lookup is kept for 30 s), and bounds what crawler
-// traps can cost ([Traps]: URL length, path depth, repeated segments, path
-// patterns that keep serving duplicate content). It crawls breadth-first
-// ([frontier.FIFO]); [frontier.AOPIC] crawls the most important pages
-// first and estimates their importance on the way ([Page.Importance]).
-// It fetches only http and https URLs, keeps no cookies, sends a URL's
-// credentials to its own host only, and refuses to connect to loopback,
-// private, link-local and the other special-purpose addresses, checked
-// after DNS resolution and on every redirect hop (SSRF protection; see
-// [fetch.AddressPolicy] to allow some).
-// Each default is a field to change; [Crawler.HostStats] accounts for each host's traffic. Every piece (Fetcher, Frontier, Seen, Canon,
-// Robots, Handler, Scope) can be replaced by your own.
+// The zero Crawler is polite: it obeys robots.txt as RFC 9309 says, sends
+// one request at a time to a host and paces each host as
+// [politeness.Pacing] says (at least 1 s between requests, more for a slow
+// host or one whose robots.txt asks, backoff and Retry-After on failures,
+// a host retired after 5 failures in a row), retries a failed URL twice,
+// follows at most 10 redirects, honours rel="nofollow", <meta
+// name="robots"> and X-Robots-Tag, bounds what crawler traps can cost
+// ([Traps]) and crawls breadth-first ([frontier.FIFO]; [frontier.AOPIC]
+// crawls the most important pages first). The default fetcher
+// ([fetch.HTTPFetcher]) reads at most 10 MiB of a body in at most 30 s,
+// keeps no cookies, caches DNS, and refuses to connect to loopback,
+// private, link-local and other special-purpose addresses, checked after
+// DNS resolution and on every redirect hop ([fetch.AddressPolicy] allows
+// some, such as a test server on 127.0.0.1).
+//
+// # Zero and negative values
+//
+// Every number in a config struct of this SDK (Crawler, Scope, Traps,
+// politeness.Pacing and RobotsCache, fetch.HTTPFetcher and DNSCache) reads
+// the same way: 0 means the default, and a negative value switches off
+// what the field does. A delay, backoff or count of tries becomes none
+// (Pacing.Delay, MaxRetries, MaxRedirects: -1 follows no redirect); a cap
+// on a wait that robots.txt or a server asks for ignores that wait
+// (Pacing.MaxCrawlDelay, MaxRetryAfter); a limit no longer limits
+// (MaxPages, Scope.MaxDepth, MaxLinksPerPage, the Traps limits,
+// Pacing.MaxFailures, PerHost, HTTPFetcher.Timeout). The one number with
+// no "off", Workers, makes Run return an error when negative. Each
+// field's doc says what its 0 and negative values are. The CLI's flags
+// mean what the fields of the same names mean.
 //
 // # Testing
 //

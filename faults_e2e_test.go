@@ -439,7 +439,7 @@ func TestFaultMatrix(t *testing.T) {
 }
 
 // checkStorm checks a crawl of a host whose pages all fail with one of
-// statuses: after DefaultMaxHostFailures failures in a row the host is
+// statuses: after politeness.DefaultMaxFailures failures in a row the host is
 // retired, and its other pages reach the handler unfetched.
 func checkStorm(t *testing.T, r *faultRun, statuses ...int) {
 	t.Helper()

@@ -27,7 +27,7 @@ const (
 	KindTooManyRedirects  = "too-many-redirects" // a redirect chain went past MaxRedirects
 	KindBadRedirect       = "bad-redirect"       // a redirect without a usable Location
 	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
-	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed MaxHostFailures times in a row
+	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed Pacing.MaxFailures times in a row
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see fetch.AddressPolicy)
 	KindHeaderTooLarge    = "header-too-large"   // the response header passed the transport's limit (NewTransport: 256 KiB)
@@ -86,7 +86,7 @@ type Stats struct {
 	RobotsFetched    int64            // robots.txt requests
 	RobotsBlocked    int64            // URLs not fetched because robots.txt disallows them
 	Retries          int64            // failed requests (429, 5xx, no response) whose URL was tried again
-	HostsRetired     int64            // hosts given up after MaxHostFailures failures in a row
+	HostsRetired     int64            // hosts given up after Pacing.MaxFailures failures in a row
 	Duplicates       int64            // links to URLs already seen
 	OutOfScope       int64            // links dropped by Scope (hosts, depth, predicate)
 	BadLinks         int64            // links that were not valid URLs (a bad host, port or IPv6 literal)

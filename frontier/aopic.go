@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultTax is the share of a crawled page's credit that [AOPIC] gives to
-// its virtual page lambda when AOPIC.Tax is zero.
+// its virtual page lambda when AOPIC.Tax is 0.
 const DefaultTax = 0.1
 
 // groups is the number of groups of hosts by waiting pages, enough for
@@ -97,10 +97,11 @@ func groupRate(k int) float64 {
 // host ever seen.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
-	// at once (handed out by Next and not yet Done). Zero means 1.
+	// at once (handed out by Next and not yet Done). 0 means 1; negative,
+	// no limit.
 	PerHost int
 	// Tax is the share of a fetched page's credit that goes to lambda,
-	// in (0, 1). Zero means DefaultTax.
+	// below 1. 0 means DefaultTax; negative, none.
 	Tax float64
 
 	pages  []page       // every page ever pushed, in order of Push
@@ -272,8 +273,11 @@ func (a *AOPIC) spend(i int32, links []uint64) {
 	p.credit = 0
 	p.pos = posFetched
 	tax := a.Tax
-	if tax == 0 {
+	switch {
+	case tax == 0:
 		tax = DefaultTax
+	case tax < 0:
+		tax = 0
 	}
 	if len(links) == 0 {
 		a.lambda += c
@@ -555,7 +559,7 @@ func (a *AOPIC) enqueue(i int32, credit, history float64) {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (a *AOPIC) schedule(h *aopicHost) {
-	if h.heap != nil || len(h.pages) == 0 || h.inflight >= max(a.PerHost, 1) {
+	if h.heap != nil || len(h.pages) == 0 || h.inflight >= perHostLimit(a.PerHost) {
 		return
 	}
 	a.hostPush(&a.waiting, h)

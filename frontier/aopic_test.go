@@ -90,6 +90,16 @@ func TestAOPICTax(t *testing.T) {
 	a.Done(mustNext(t, &a, t0), frontier.Result{Links: []uint64{2}})
 	wantCredit(t, &a, 2, 0.5)
 	wantLambda(t, &a, 0.5)
+
+	// 0 is DefaultTax; a negative Tax is none.
+	for _, tt := range []struct{ tax, lambda float64 }{{0, frontier.DefaultTax}, {-1, 0}} {
+		a := frontier.AOPIC{Tax: tt.tax}
+		a.Push(s)
+		a.Push(child(s, "b", 2))
+		a.Done(mustNext(t, &a, t0), frontier.Result{Links: []uint64{2}})
+		wantCredit(t, &a, 2, 1-tt.lambda)
+		wantLambda(t, &a, tt.lambda)
+	}
 }
 
 func TestAOPICUnknownLinksGoToLambda(t *testing.T) {

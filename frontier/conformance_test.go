@@ -1,7 +1,9 @@
 package frontier_test
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"crawler/frontier"
 	"crawler/frontier/frontiertest"
@@ -39,4 +41,28 @@ func FuzzConformanceAOPIC(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		frontiertest.Check(t, new(frontier.AOPIC), ops)
 	})
+}
+
+// PerHost reads as every config number does: 0 is one entry of a host out
+// at a time, a negative value no limit.
+func TestPerHostZeroAndNegative(t *testing.T) {
+	for _, tt := range []struct {
+		perHost, want int
+	}{{0, 1}, {2, 2}, {-1, 5}} {
+		for name, f := range map[string]frontier.Frontier{
+			"FIFO":  &frontier.FIFO{PerHost: tt.perHost},
+			"AOPIC": &frontier.AOPIC{PerHost: tt.perHost},
+		} {
+			for i := range 5 {
+				f.Push(frontier.Entry{URL: fmt.Sprintf("http://a.test/%d", i), FP: uint64(i + 1), Host: "a.test"})
+			}
+			out := 0
+			for _, ok, _ := f.Next(time.Time{}); ok; _, ok, _ = f.Next(time.Time{}) {
+				out++
+			}
+			if out != tt.want {
+				t.Errorf("%s{PerHost: %d}: %d entries of one host out at once, want %d", name, tt.perHost, out, tt.want)
+			}
+		}
+	}
 }

@@ -22,7 +22,8 @@ import (
 // Entry values and their strings).
 type FIFO struct {
 	// PerHost is the number of entries of one host that may be handed out
-	// at once (handed out by Next and not yet Done). Zero means 1.
+	// at once (handed out by Next and not yet Done). 0 means 1; negative,
+	// no limit.
 	PerHost int
 
 	hosts   map[string]*hostQueue
@@ -179,7 +180,7 @@ func (f *FIFO) host(name string) *hostQueue {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (f *FIFO) schedule(h *hostQueue) {
-	if h.heap != nil || h.len() == 0 || h.inflight >= max(f.PerHost, 1) {
+	if h.heap != nil || h.len() == 0 || h.inflight >= perHostLimit(f.PerHost) {
 		return
 	}
 	f.waiting.push(h)

@@ -18,7 +18,21 @@
 // crawler's scheduler) and are not safe for concurrent use.
 package frontier
 
-import "time"
+import (
+	"math"
+	"time"
+)
+
+// perHostLimit reads a frontier's PerHost: 0 means 1, negative no limit.
+func perHostLimit(n int) int {
+	switch {
+	case n == 0:
+		return 1
+	case n < 0:
+		return math.MaxInt
+	}
+	return n
+}
 
 // Entry is one URL waiting to be fetched. The crawler fills every field but
 // Importance before [Frontier.Push]; a frontier hands entries back unchanged
