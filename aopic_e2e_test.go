@@ -138,15 +138,15 @@ func countTrue(bs []bool) int {
 }
 
 // TestAOPICOnTrapWeb is the acceptance test of the AOPIC frontier: on a
-// 100-host web where 20 hosts are traps, with a budget of twice the good
-// URLs (every URL of a good host that a compliant crawler requests: pages,
-// images, redirects), AOPIC fetches at least 95% of them, spending on traps
-// until then at most 30% of what FIFO spends on the same web, and after a
-// start (the first half of the crawl up to 95%) under 15% of its requests,
-// where FIFO spends about half; and its importance estimate ranks the good
-// pages as their true PageRank does (Spearman ≥ 0.8). The crawl runs without politeness delays, which in a
-// real crawl would limit each trap host to its own pace. Run it with -v to
-// see the figures of both:
+// 100-host web where 20 hosts are traps, with a budget of twice the good URLs
+// (every URL of a good host that a compliant crawler requests: pages, images,
+// redirects), AOPIC fetches at least 95% of them, spending on traps until
+// then at most 30% of what FIFO spends on the same web, and after a start
+// (the first half of the crawl up to 95%) under 15% of its requests, where
+// FIFO spends about half; and its importance estimate ranks the good pages as
+// their true PageRank does (Spearman ≥ 0.8). The crawl runs without
+// politeness delays, which in a real crawl would limit each trap host to its
+// own pace. Run it with -v to see the figures of both:
 //
 //	go test -run TestAOPICOnTrapWeb -v .
 func TestAOPICOnTrapWeb(t *testing.T) {

@@ -103,8 +103,6 @@ type trapRules struct {
 // hostPattern is a host and a path pattern of it (see urlPattern).
 type hostPattern struct{ host, pattern string }
 
-// patternCount counts the HTML pages of one host and pattern, and how many
-// of them repeated content already seen.
 // patternCount counts the HTML pages of one host and pattern, those whose
 // content was seen before, and those in a row up to the last.
 type patternCount struct{ pages, duplicates, streak int }

@@ -34,11 +34,12 @@ type Behavior struct {
 	// if set, else the host's ordinary robots.txt answer: 200 with the rules,
 	// or 404 on a host ≡ 3 mod 4). The statuses cycle: /robots.txt answers
 	// 301, /robots-hop/1 302, /robots-hop/2 307, /robots-hop/3 308,
-	// /robots-hop/4 301 again, and so on. The Location is the absolute URL of the next hop when its number is odd,
-	// its absolute path when even. Every hop stays on the host. A compliant
-	// crawler follows at least 5 redirects (RFC 9309 section 2.3.1.2):
-	// up to 5 it sees the final response, beyond 5 it gives up and crawls
-	// without restrictions. It must be between 0 and 1000, or NewWeb panics.
+	// /robots-hop/4 301 again, and so on. The Location is the absolute URL of
+	// the next hop when its number is odd, its absolute path when even. Every
+	// hop stays on the host. A compliant crawler follows at least 5 redirects
+	// (RFC 9309 section 2.3.1.2): up to 5 it sees the final response, beyond
+	// 5 it gives up and crawls without restrictions. It must be between 0 and
+	// 1000, or NewWeb panics.
 	RobotsRedirects int
 	// RobotsLoop makes /robots.txt answer 302 to /robots-hop/1, which
 	// answers 301 to /robots.txt, forever: a compliant crawler gives up and

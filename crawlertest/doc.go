@@ -154,12 +154,13 @@
 //	binary-robots   robots.txt is gzip bytes (of "Disallow: /"), sent as is
 //	html-robots     robots.txt is an HTML error page, with status 200
 //
-// Any other path of a fault host, and the hosts idn-hosts and ipv6-hosts
-// link to, answer 200 with a small page without links. The Fault size constants (FaultBombBytes, FaultLinks, ...) give
-// the sizes, and [FaultServer.Requests] what each fault's hosts were
-// asked. Reach the server with [FaultServer.DialContext], which dials
-// nothing but its own two listeners on 127.0.0.1, so that a crawler
-// following hostile links never leaves loopback.
+// Any other path of a fault host, and the hosts idn-hosts and ipv6-hosts link
+// to, answer 200 with a small page without links. The Fault size constants
+// (FaultBombBytes, FaultLinks, ...) give the sizes, and
+// [FaultServer.Requests] what each fault's hosts were asked. Reach the server
+// with [FaultServer.DialContext], which dials nothing but its own two
+// listeners on 127.0.0.1, so that a crawler following hostile links never
+// leaves loopback.
 //
 // # Ground truth
 //

@@ -326,7 +326,8 @@ func (w *Web) Requests(u string) int {
 
 // RequestCounts returns a snapshot of the request counts: canonical URL to
 // number of requests, for every URL requested at least once on a known host
-// (robots.txt and its redirect hops excluded; throttled requests included). Cost: O(distinct URLs requested).
+// (robots.txt and its redirect hops excluded; throttled requests included).
+// Cost: O(distinct URLs requested).
 func (w *Web) RequestCounts() map[string]int { return w.counts.snapshot() }
 
 // TotalRequests returns the number of requests to known hosts, robots.txt

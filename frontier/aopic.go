@@ -31,70 +31,18 @@ func groupRate(k int) float64 {
 
 // AOPIC is a [Frontier] that hands out the most important URL first, by
 // Adaptive On-line Page Importance Computation (Abiteboul, Preda and
-// Cobena, 2003), in its one-pass form: a page is fetched at most once.
-// Its zero value is an empty frontier ready to use, allowing one request
-// in flight per host. It is not safe for concurrent use.
+// Cobena, 2003) in its one-pass form; the package doc describes the
+// algorithm. A seed (an entry with Depth 0, Hops 0 and no Referrer) brings
+// credit 1; among ready hosts Next hands out the waiting page with the
+// most credit (ties: the one pushed first), and Done spends it over
+// [Result.Links]. [AOPIC.Importance] and [AOPIC.Top] report the estimates.
+// Its zero value is an empty frontier ready to use. It is not safe for
+// concurrent use.
 //
-// Every page holds credit. A seed (an entry with Depth 0, Hops 0 and no
-// Referrer) brings credit 1; other pages start with none. Among the hosts
-// that are ready, Next hands out the waiting page with the most credit
-// (ties: the one pushed first). When the crawler reports the page with
-// [AOPIC.Done], the page's credit is spent: Tax of it goes to a virtual
-// page lambda, and the rest is split evenly over [Result.Links] as given,
-// so a link listed twice gets two shares. A share for a fingerprint the
-// frontier does not know goes to lambda, and so does all the credit of a
-// page without links: credit is never lost, and always sums to the number
-// of seeds. A page that was already fetched is never handed out again; a
-// share sent to it counts in its history (below), and the credit itself
-// goes on, evenly, to the pages of its host still waiting (to lambda if
-// there are none). That stands in for the fetch that a continuous crawl
-// would make again, which would pass the credit on over the page's links,
-// mostly to its own site: without it a one-pass crawl drains the credit of
-// the sites it has read into lambda, and the pages waiting are mostly
-// those of traps.
-//
-// Whenever lambda holds more credit than the best page Next could hand
-// out, lambda is "crawled" first: its credit is spread over every page
-// still waiting, but not evenly. A host with n waiting pages takes about
-// √n shares of it, split evenly over its pages (exactly: a host with 2^k
-// to 2^(k+1)-1 waiting pages gives each a weight of 2^(-k/2)). Spread
-// evenly over pages, as lambda's links to every page would have it, the
-// credit goes mostly to the hosts that mint new URLs fastest, which are
-// traps: a link farm whose every page links to twenty new ones soon holds
-// most of the pages waiting. Spread evenly over hosts, a trap that keeps
-// one page waiting, such as a calendar, takes as much as a whole site.
-// Measured on crawlertest's trap web (TestAOPICOnTrapWeb in package
-// crawler), the requests spent on traps before 95% of the good pages were
-// fetched: about 3,300 spread over pages, 1,400 over hosts, 1,250 with √n
-// (FIFO: about 7,300), and the rank correlation of importance with the
-// true PageRank: 0.87, 0.82, 0.86. A trap such as a calendar, each page linking to one
-// new page, pays tax at every step, so the credit it gets through links
-// shrinks geometrically and it falls behind pages with several in-links.
-//
-// A page's history is the credit it received through links, a seed's
-// initial credit included; the shares that lambda and its host spread
-// evenly over waiting pages are left out, because their sum tells how long
-// a page waited rather than how it is linked (measured on crawlertest's
-// trap web, when lambda was spread evenly over pages: the rank correlation
-// with true PageRank was 0.87 without them, 0.80 with). Its importance, reported in [Entry.Importance] by Next and by
-// [AOPIC.Importance] and [AOPIC.Top], is its history as a share of all the
-// pages' histories; importances sum to 1, and in a long crawl they
-// approach the pages' PageRank.
-//
-// Costs, for n known pages and h hosts: Push is O(log n + log h); Next is
-// O(log n + log h + g) for the g ≤ 32 groups of hosts by waiting pages,
-// lambda's spread being O(g): hosts of one group are lifted at one rate,
-// so their order stays, and a host takes its lift in when its number of
-// waiting pages changes; Done is O((l+1)(log n + log h)) for l links.
-// Memory: every page known, waiting or fetched, takes a 40-byte record
-// and 8 to 16 bytes of a hash table, and its host keeps the rest of its
-// Entry in one byte slice: the URL without "http://"+host or
-// "https://"+host if it starts so (as FIFO keeps it), Depth, Hops and
-// Tries as varints, and the Referrer unless it is the one the host kept
-// last. A waiting page also takes 4 bytes in its host's heap. With 1M
-// URLs on 1000 hosts, BenchmarkMemory measures 74 bytes per URL, strings
-// included, waiting or half fetched, against FIFO's 29. Add one queue per
-// host ever seen.
+// Costs, for n known pages and h hosts: Push is O(log n + log h), Next
+// O(log n + log h) plus 32 steps, Done O((l+1)(log n + log h)) for l links.
+// A known page, waiting or fetched, takes a 40-byte record, 8 to 16 bytes
+// of a hash table and its URL's bytes past the host; see bench/README.md.
 type AOPIC struct {
 	// PerHost is the number of entries of one host that may be handed out
 	// at once (handed out by Next and not yet Done). 0 means 1; negative,

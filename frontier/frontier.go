@@ -1,21 +1,3 @@
-// Package frontier decides which URL a crawl fetches next.
-//
-// A frontier keeps one queue per host and hands out a URL only from a host
-// that politeness allows to be contacted now, so that a slow or throttled host
-// never blocks the others (Mercator's back queues). Among ready hosts, the
-// order is the frontier's policy: [FIFO] gives breadth-first order, and
-// [AOPIC] hands out the most important URL first, estimating importance on
-// line from the links of the pages fetched so far.
-//
-//	f := new(frontier.FIFO)
-//	f.Push(frontier.Entry{URL: "http://example.com/", Host: "example.com"})
-//	e, ok, _ := f.Next(time.Now())
-//	// fetch e.URL, then:
-//	f.Done(e, frontier.Result{Next: time.Now().Add(time.Second)})
-//
-// Time is passed in, never read from a clock, so a frontier is deterministic
-// and is tested without sleeping. Frontiers are owned by one goroutine (the
-// crawler's scheduler) and are not safe for concurrent use.
 package frontier
 
 import (
