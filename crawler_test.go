@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"crawler"
@@ -366,15 +367,19 @@ func TestRobotsDirectives(t *testing.T) {
 }
 
 // chainSite is a site whose page i links to page i+1 and to 3 leaves.
-func chainSite(t *testing.T, n int) *site {
+// chainPages are the pages of a chain /0 -> /1 -> ... -> /n (a 404), each
+// of /0../n-1 with two leaves /i/x and /i/y.
+func chainPages(n int) map[string]response {
 	pages := map[string]response{}
 	for i := range n {
 		pages[fmt.Sprintf("/%d", i)] = html(fmt.Sprintf("/%d", i+1), fmt.Sprintf("/%d/x", i), fmt.Sprintf("/%d/y", i))
 		pages[fmt.Sprintf("/%d/x", i)] = html()
 		pages[fmt.Sprintf("/%d/y", i)] = html()
 	}
-	return newSite(t, pages)
+	return pages
 }
+
+func chainSite(t *testing.T, n int) *site { return newSite(t, chainPages(n)) }
 
 func TestMaxPagesExact(t *testing.T) {
 	s := chainSite(t, 50)
@@ -458,20 +463,26 @@ func TestScope(t *testing.T) {
 	}
 }
 
+// A host is asked once per Delay, counted from the end of the previous
+// request: on the fake clock of a synctest bubble, exactly.
 func TestDelayBetweenRequests(t *testing.T) {
-	s := chainSite(t, 3)
-	c := &crawler.Crawler{Pacing: politeness.Pacing{Delay: 150 * time.Millisecond}, Workers: 4, Fetcher: &fetch.HTTPFetcher{Addresses: testLoopback}}
-	start := time.Now()
-	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
-		t.Fatal(err)
-	}
-	// robots.txt plus 10 pages, each after a delay from the previous one.
-	if n := len(s.order); n != 11 {
-		t.Fatalf("%d requests, want 11: %v", n, s.order)
-	}
-	if el := time.Since(start); el < 10*150*time.Millisecond {
-		t.Errorf("11 requests to one host took %v, want at least 10 delays of 150ms", el)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s, f, stop := newPipeSite(chainPages(3))
+		defer stop()
+		c := &crawler.Crawler{Pacing: politeness.Pacing{Delay: 150 * time.Millisecond}, Workers: 4, Fetcher: f}
+		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+			t.Fatal(err)
+		}
+		// robots.txt plus 10 pages, each a delay after the previous one.
+		if n := len(s.order); n != 11 {
+			t.Fatalf("%d requests, want 11: %v", n, s.order)
+		}
+		for i := 1; i < len(s.times); i++ {
+			if gap := s.times[i].Sub(s.times[i-1]); gap != 150*time.Millisecond {
+				t.Errorf("request %d (%s) came %v after the one before, want the Delay of 150ms", i, s.order[i], gap)
+			}
+		}
+	})
 }
 
 // A host that does not answer must not hold back the others: the slow
@@ -479,29 +490,39 @@ func TestDelayBetweenRequests(t *testing.T) {
 // handled (or after 10 s, which fails the test).
 // robots.txt Crawl-delay is honoured even when the crawler's own delay is
 // off, and capped by MaxCrawlDelay.
+// robots.txt's Crawl-delay spaces the requests to its host, up to
+// MaxCrawlDelay; a negative MaxCrawlDelay ignores it.
 func TestCrawlDelay(t *testing.T) {
-	s := chainSite(t, 1) // /0, /0/x, /0/y and the 404 /1
-	s.set("/robots.txt", response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 0.2\n"})
-	c := fast(nil)
-	start := time.Now()
-	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
-		t.Fatal(err)
-	}
-	// robots.txt, then 4 pages, each 200 ms after the previous request.
-	if el := time.Since(start); el < 4*200*time.Millisecond || len(s.order) != 5 {
-		t.Errorf("%d requests in %v, want 5 spaced by the 200 ms Crawl-delay", len(s.order), el)
-	}
-
-	s.reset()
-	s.set("/robots.txt", response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 3600\n"})
-	c = fast(nil)
-	c.Pacing.MaxCrawlDelay = 50 * time.Millisecond
-	start = time.Now()
-	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
-		t.Fatal(err)
-	}
-	if el := time.Since(start); el > 5*time.Second || len(s.order) != 5 {
-		t.Errorf("an hour's Crawl-delay capped at 50 ms: %d requests in %v", len(s.order), el)
+	for _, tt := range []struct {
+		crawlDelay string
+		max        time.Duration
+		wantGap    time.Duration
+	}{
+		{"0.2", 0, 200 * time.Millisecond},
+		{"3600", 50 * time.Millisecond, 50 * time.Millisecond},
+		{"3600", 0, politeness.DefaultMaxCrawlDelay},
+		{"3600", -1, 0},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			pages := chainPages(1) // /0, /0/x, /0/y and the 404 /1
+			pages["/robots.txt"] = response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: " + tt.crawlDelay + "\n"}
+			s, f, stop := newPipeSite(pages)
+			defer stop()
+			c := fast(nil)
+			c.Fetcher, c.Pacing.MaxCrawlDelay = f, tt.max
+			if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.order) != 5 {
+				t.Fatalf("%d requests, want robots.txt and 4 pages: %v", len(s.order), s.order)
+			}
+			for i := 1; i < len(s.times); i++ {
+				if gap := s.times[i].Sub(s.times[i-1]); gap != tt.wantGap {
+					t.Errorf("Crawl-delay %s, MaxCrawlDelay %v: request %d came %v after the one before, want %v",
+						tt.crawlDelay, tt.max, i, gap, tt.wantGap)
+				}
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -26,6 +27,7 @@ type site struct {
 	pages  map[string]response
 	counts map[string]int
 	order  []string
+	times  []time.Time // of the requests in order
 }
 
 type response struct {
@@ -45,11 +47,65 @@ func newSite(t *testing.T, pages map[string]response) *site {
 	return s
 }
 
+// newPipeSite serves pages like newSite, but over an in-memory network
+// (net.Pipe), for tests in a testing/synctest bubble, where a real socket
+// would keep the fake clock from moving. The site is at http://pipe.test;
+// the fetcher returned reaches it, and nothing else. stop shuts the server
+// and the fetcher's connections down; call it before the bubble ends.
+func newPipeSite(pages map[string]response) (s *site, f *fetch.HTTPFetcher, stop func()) {
+	s = &site{Server: &httptest.Server{URL: "http://pipe.test"}, pages: pages, counts: map[string]int{}}
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: http.HandlerFunc(s.serve)}
+	go srv.Serve(l)
+	tr := &http.Transport{DialContext: l.dial}
+	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}
+	return s, f, func() {
+		tr.CloseIdleConnections()
+		srv.Close()
+	}
+}
+
+// pipeListener is a net.Listener whose connections are dialled in memory.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
+
 func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.RequestURI()
 	s.mu.Lock()
 	s.counts[key]++
 	s.order = append(s.order, key)
+	s.times = append(s.times, time.Now())
 	resp, ok := s.pages[key]
 	if ok && resp.then != nil {
 		s.pages[key] = *resp.then
