@@ -470,3 +470,49 @@ func TestCancelWhilePacing(t *testing.T) {
 			st.Frontier, st.Seen, s.count("/1")+s.count("/2"))
 	}
 }
+
+func TestCancel(t *testing.T) {
+	leak.Check(t)
+	s := newSite(t, map[string]response{
+		"/":  html("/1", "/2", "/3", "/4"),
+		"/1": {delay: time.Minute},
+		"/2": {delay: time.Minute},
+		"/3": {delay: time.Minute},
+		"/4": {delay: time.Minute},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	c := fast(nil)
+	c.PerHost = 4
+	c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		if p.URL == s.URL+"/" {
+			time.AfterFunc(200*time.Millisecond, cancel)
+		}
+		return nil
+	})
+	start := time.Now()
+	err := c.Run(ctx, s.URL+"/")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("Run took %v to return after cancel", el)
+	}
+	st := c.Stats()
+	if st.Frontier != 4 || st.InFlight != 0 {
+		t.Errorf("after cancel: frontier %d, in flight %d; want the 4 cut-short URLs back in the frontier", st.Frontier, st.InFlight)
+	}
+	if st.Errors[crawler.KindCanceled] != 0 {
+		t.Errorf("a fetch cut short by cancel was counted as an error: %v", st.Errors)
+	}
+	// A second Run resumes: the 4 pages are fetched.
+	for _, p := range []string{"/1", "/2", "/3", "/4"} {
+		s.set(p, html())
+	}
+	c.Handler = nil
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Stats().Fetched; n != 4 {
+		t.Errorf("resumed Run fetched %d, want 4", n)
+	}
+}

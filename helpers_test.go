@@ -251,3 +251,18 @@ var noPacing = politeness.Pacing{Delay: -1, DelayFactor: -1, Backoff: -1}
 
 // seedsOnly is a Scope that follows no link: only the seeds are fetched.
 var seedsOnly = crawler.Scope{Allow: func(string, int) bool { return false }}
+
+// chainSite is a site whose page i links to page i+1 and to 3 leaves.
+// chainPages are the pages of a chain /0 -> /1 -> ... -> /n (a 404), each
+// of /0../n-1 with two leaves /i/x and /i/y.
+func chainPages(n int) map[string]response {
+	pages := map[string]response{}
+	for i := range n {
+		pages[fmt.Sprintf("/%d", i)] = html(fmt.Sprintf("/%d", i+1), fmt.Sprintf("/%d/x", i), fmt.Sprintf("/%d/y", i))
+		pages[fmt.Sprintf("/%d/x", i)] = html()
+		pages[fmt.Sprintf("/%d/y", i)] = html()
+	}
+	return pages
+}
+
+func chainSite(t *testing.T, n int) *site { return newSite(t, chainPages(n)) }

@@ -3,11 +3,14 @@ package crawler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"crawler"
@@ -282,5 +285,357 @@ func TestMaxRate(t *testing.T) {
 		if span := log[i+k].Start.Sub(log[i].Start); span < (k-2)*interval {
 			t.Errorf("requests %d..%d within %v: more than %v/s", i, i+k, span, rate)
 		}
+	}
+}
+
+func TestRobotsObeyed(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt":  {ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n\nUser-agent: crawler\nDisallow: /nocrawler\n"},
+		"/":            html("/private/a", "/private", "/public", "/nocrawler/x", "/privateer"),
+		"/public":      html(),
+		"/private":     html(),
+		"/private/a":   html(),
+		"/nocrawler/x": html(),
+		"/privateer":   html(),
+	})
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.requests()
+	want := map[string]int{"/robots.txt": 1, "/": 1, "/public": 1, "/private": 1, "/private/a": 1, "/privateer": 1}
+	// The crawler's own group (product token "crawler") replaces "*".
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests = %v, want %v", got, want)
+	}
+	if st := c.Stats(); st.RobotsBlocked != 1 {
+		t.Errorf("RobotsBlocked = %d, want 1", st.RobotsBlocked)
+	}
+
+	c = fast(nil)
+	c.UserAgent = "otherbot/2.0"
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/private/a"] != 0 || got["/private"] != 0 || got["/privateer"] != 0 || got["/nocrawler/x"] != 1 {
+		t.Errorf("as otherbot: requests = %v", got)
+	}
+	if st := c.Stats(); st.RobotsBlocked != 3 {
+		t.Errorf("as otherbot: RobotsBlocked = %d, want 3", st.RobotsBlocked)
+	}
+
+	c = fast(nil)
+	c.IgnoreRobots = true
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/robots.txt"] != 0 || got["/private/a"] != 1 {
+		t.Errorf("IgnoreRobots: requests = %v", got)
+	}
+}
+
+// A robots.txt that answers 5xx means crawl nothing there for now: the
+// host's URLs wait while robots.txt is asked again with backoff, and after
+// Pacing.MaxFailures failures in a row the host is retired: its URLs reach the
+// handler unfetched, with ErrHostRetired.
+func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {status: 503},
+		"/":           html("/a"),
+	})
+	var got collect
+	c := fast(&got)
+	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
+	c.Pacing.Backoff, c.Pacing.MaxFailures = time.Millisecond, 3
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if req := s.requests(); req["/"] != 0 || req["/robots.txt"] != 3 {
+		t.Errorf("requests = %v: want robots.txt 3 times, then the host retired, no page fetched", req)
+	}
+	st := c.Stats()
+	if st.Errors[crawler.KindRobotsUnavailable] != 3 || st.Errors[crawler.KindHostRetired] != 1 || st.HostsRetired != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	p := got.page(s.URL + "/")
+	if p == nil || !errors.Is(p.Err, crawler.ErrHostRetired) || !strings.Contains(p.Err.Error(), "3 failures in a row") {
+		t.Errorf("page = %+v: want ErrHostRetired naming the failures", p)
+	}
+	hs := c.HostStats()
+	if len(hs) != 1 || hs[0].RobotsRequests != 3 || hs[0].Requests != 0 || hs[0].Errors != 3 || hs[0].Retired == "" {
+		t.Errorf("HostStats = %+v", hs)
+	}
+}
+
+// A robots.txt that fails, then recovers: the URLs waited, and are fetched
+// under the rules once the file is had.
+func TestRobotsUnavailableThenRecovers(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {status: 500, then: &response{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"}},
+		"/":           html("/a", "/private"),
+		"/a":          html(),
+		"/private":    html(),
+	})
+	var got collect
+	c := fast(&got)
+	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
+	c.Pacing.Backoff = time.Millisecond
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if req := s.requests(); req["/robots.txt"] != 2 || req["/"] != 1 || req["/a"] != 1 || req["/private"] != 0 {
+		t.Errorf("requests = %v", req)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.HostsRetired != 0 || st.RobotsBlocked != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if p := got.page(s.URL + "/"); p == nil || p.Err != nil || p.Status != 200 {
+		t.Errorf("the deferred page: %+v", p)
+	}
+}
+
+// robots.txt redirects are followed up to 5 times; a longer chain or a
+// loop makes the file unavailable, which RFC 9309 reads as no restrictions.
+func TestRobotsRedirects(t *testing.T) {
+	pages := map[string]response{
+		"/robots.txt": redirect(301, "/r1"),
+		"/r1":         redirect(302, "/r2"),
+		"/r2":         {ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"},
+		"/":           html("/private", "/public"),
+		"/private":    html(),
+		"/public":     html(),
+	}
+	s := newSite(t, pages)
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/private"] != 0 || got["/public"] != 1 || got["/r2"] != 1 {
+		t.Errorf("after 2 redirects the rules apply: requests = %v", got)
+	}
+
+	loop := newSite(t, map[string]response{
+		"/robots.txt": redirect(301, "/a"),
+		"/a":          redirect(301, "/b"),
+		"/b":          redirect(301, "/robots.txt"),
+		"/":           html("/private"),
+		"/private":    html(),
+	})
+	c = fast(nil)
+	if err := c.Run(context.Background(), loop.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := loop.requests(); got["/private"] != 1 || got["/robots.txt"]+got["/a"]+got["/b"] != 6 {
+		t.Errorf("a robots.txt redirect loop: requests = %v, want 6 robots requests then no restrictions", got)
+	}
+}
+
+func TestNoFollow(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/":       {body: `<a href="/a">a</a><a rel="nofollow" href="/nf">nf</a>`},
+		"/a":      {body: `<meta name="robots" content="nofollow"><a href="/b">b</a>`},
+		"/b":      html(),
+		"/nf":     html(),
+		"/robots": html(),
+	})
+	c := fast(nil)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/a"] != 1 || got["/b"] != 0 || got["/nf"] != 0 {
+		t.Errorf("requests = %v", got)
+	}
+	c = fast(nil)
+	c.IgnoreNoFollow = true
+	s.reset()
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests(); got["/b"] != 1 || got["/nf"] != 1 {
+		t.Errorf("IgnoreNoFollow: requests = %v", got)
+	}
+}
+
+// Robots directives from the X-Robots-Tag header (on any content type, for
+// this crawler or all) and from meta tags named robots or for this crawler:
+// what the Crawler reports (NoIndex, NoFollow) and what it follows.
+func TestRobotsDirectives(t *testing.T) {
+	xrt := func(v string, links ...string) response {
+		r := html(links...)
+		r.header = map[string]string{"X-Robots-Tag": v}
+		return r
+	}
+	s := newSite(t, map[string]response{
+		"/": html("/hdr-nofollow", "/hdr-noindex", "/hdr-none", "/hdr-other", "/hdr-ours",
+			"/meta-ours", "/meta-other", "/plain", "/pdf"),
+		"/hdr-nofollow": xrt("nofollow", "/x1"),
+		"/hdr-noindex":  xrt("noindex", "/x2"),
+		"/hdr-none":     xrt("none", "/x3"),
+		"/hdr-other":    xrt("otherbot: nofollow, noindex", "/x4"),
+		"/hdr-ours":     xrt("Crawler: nofollow", "/x5"),
+		"/meta-ours":    {body: `<meta name="CRAWLER" content="noindex, nofollow"><a href="/x6">x</a>`},
+		"/meta-other":   {body: `<meta name="otherbot" content="none"><a href="/x7">x</a>`},
+		"/plain":        xrt("unavailable_after: 25 Jun 2030 15:00:00 PST", "/x8"),
+		"/pdf":          {ctype: "application/pdf", body: "%PDF-1.4", header: map[string]string{"X-Robots-Tag": "noindex"}},
+	})
+	for _, x := range []string{"/x1", "/x2", "/x3", "/x4", "/x5", "/x6", "/x7", "/x8"} {
+		s.set(x, html())
+	}
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		path              string
+		noIndex, noFollow bool
+		followed          string // the page's link, and whether it was fetched
+		fetched           bool
+	}{
+		{"/hdr-nofollow", false, true, "/x1", false},
+		{"/hdr-noindex", true, false, "/x2", true},
+		{"/hdr-none", true, true, "/x3", false},
+		{"/hdr-other", false, false, "/x4", true},
+		{"/hdr-ours", false, true, "/x5", false},
+		{"/meta-ours", true, true, "/x6", false},
+		{"/meta-other", false, false, "/x7", true},
+		{"/plain", false, false, "/x8", true},
+		{"/pdf", true, false, "", false},
+	}
+	req := s.requests()
+	for _, w := range want {
+		p := got.page(s.URL + w.path)
+		if p == nil {
+			t.Errorf("%s: not handled", w.path)
+			continue
+		}
+		if p.NoIndex != w.noIndex || p.NoFollow != w.noFollow {
+			t.Errorf("%s: NoIndex %v NoFollow %v, want %v %v", w.path, p.NoIndex, p.NoFollow, w.noIndex, w.noFollow)
+		}
+		if w.followed != "" && (req[w.followed] == 1) != w.fetched {
+			t.Errorf("%s: link %s requested %d times, want fetched %v", w.path, w.followed, req[w.followed], w.fetched)
+		}
+	}
+}
+
+// A host is asked once per Delay, counted from the end of the previous
+// request: on the fake clock of a synctest bubble, exactly.
+func TestDelayBetweenRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, f, stop := newPipeSite(chainPages(3))
+		defer stop()
+		c := &crawler.Crawler{Pacing: politeness.Pacing{Delay: 150 * time.Millisecond}, Workers: 4, Fetcher: f}
+		if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+			t.Fatal(err)
+		}
+		// robots.txt plus 10 pages, each a delay after the previous one.
+		if n := len(s.order); n != 11 {
+			t.Fatalf("%d requests, want 11: %v", n, s.order)
+		}
+		for i := 1; i < len(s.times); i++ {
+			if gap := s.times[i].Sub(s.times[i-1]); gap != 150*time.Millisecond {
+				t.Errorf("request %d (%s) came %v after the one before, want the Delay of 150ms", i, s.order[i], gap)
+			}
+		}
+	})
+}
+
+// A host that does not answer must not hold back the others: the slow
+// host's first page answers only once every page of the fast host has been
+// handled (or after 10 s, which fails the test).
+// robots.txt Crawl-delay is honoured even when the crawler's own delay is
+// off, and capped by MaxCrawlDelay.
+// robots.txt's Crawl-delay spaces the requests to its host, up to
+// MaxCrawlDelay; a negative MaxCrawlDelay ignores it.
+func TestCrawlDelay(t *testing.T) {
+	for _, tt := range []struct {
+		crawlDelay string
+		max        time.Duration
+		wantGap    time.Duration
+	}{
+		{"0.2", 0, 200 * time.Millisecond},
+		{"3600", 50 * time.Millisecond, 50 * time.Millisecond},
+		{"3600", 0, politeness.DefaultMaxCrawlDelay},
+		{"3600", -1, 0},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			pages := chainPages(1) // /0, /0/x, /0/y and the 404 /1
+			pages["/robots.txt"] = response{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: " + tt.crawlDelay + "\n"}
+			s, f, stop := newPipeSite(pages)
+			defer stop()
+			c := fast(nil)
+			c.Fetcher, c.Pacing.MaxCrawlDelay = f, tt.max
+			if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.order) != 5 {
+				t.Fatalf("%d requests, want robots.txt and 4 pages: %v", len(s.order), s.order)
+			}
+			for i := 1; i < len(s.times); i++ {
+				if gap := s.times[i].Sub(s.times[i-1]); gap != tt.wantGap {
+					t.Errorf("Crawl-delay %s, MaxCrawlDelay %v: request %d came %v after the one before, want %v",
+						tt.crawlDelay, tt.max, i, gap, tt.wantGap)
+				}
+			}
+		})
+	}
+}
+
+func TestSlowHostDoesNotSlowOthers(t *testing.T) {
+	release := make(chan struct{})
+	slow := newSite(t, map[string]response{
+		"/":  {body: `<a href="/1">`, wait: release},
+		"/1": html(),
+	})
+	fastSite := chainSite(t, 30)
+	const fastPages = 30*3 + 1 // the chain, its leaves, and the 404 at its end
+	var mu sync.Mutex
+	fastSeen, released := 0, false
+	c := fast(crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.HasPrefix(p.URL, fastSite.URL) {
+			if fastSeen++; fastSeen == fastPages {
+				released = true
+				close(release)
+			}
+		}
+		return nil
+	}))
+	start := time.Now()
+	if err := c.Run(context.Background(), slow.URL+"/", fastSite.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	if !released || time.Since(start) > 9*time.Second {
+		t.Errorf("fast host handled %d of %d pages while the slow host hung", fastSeen, fastPages)
+	}
+	if slow.count("/1") != 1 {
+		t.Errorf("slow host's second page not fetched")
+	}
+}
+
+// One product token serves robots.txt groups and X-Robots-Tag prefixes:
+// for the User-Agent "My.Bot/1.0" it is "my", in both.
+func TestProductTokenShared(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/robots.txt": {ctype: "text/plain", body: "User-agent: my\nDisallow: /blocked\n\nUser-agent: *\nDisallow: /\n"},
+		"/":           {body: `<a href="/blocked">b</a><a href="/hdr">h</a>`},
+		"/blocked":    html(),
+		"/hdr":        {body: `<a href="/x">x</a>`, header: map[string]string{"X-Robots-Tag": "my: nofollow"}},
+		"/x":          html(),
+	})
+	var got collect
+	c := fast(&got)
+	c.UserAgent = "My.Bot/1.0"
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if req := s.requests(); req["/"] != 1 || req["/hdr"] != 1 || req["/blocked"] != 0 || req["/x"] != 0 {
+		t.Errorf("requests = %v: want the \"my\" group and the \"my:\" X-Robots-Tag obeyed", req)
+	}
+	if p := got.page(s.URL + "/hdr"); p == nil || !p.NoFollow {
+		t.Errorf("/hdr: %+v, want NoFollow", p)
 	}
 }
