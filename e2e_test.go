@@ -208,7 +208,13 @@ func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
 			}
 		}
 		missed := len(truth) - w.TotalRequests()
-		if name != "small-bloom" && missed > len(truth)/100 {
+		t.Logf("%s: %d of %d URLs missed, %d links reported seen", name, missed, len(truth), c.Stats().Duplicates)
+		switch {
+		case name == "small-bloom" && missed < len(truth)/4:
+			// An overfull filter answers "seen" for URLs it never held:
+			// false positives cost the crawl whole parts of the web.
+			t.Errorf("%s: only %d of %d URLs missed; an overfull filter must lose many to false positives", name, missed, len(truth))
+		case name != "small-bloom" && missed > len(truth)/100:
 			t.Errorf("%s: %d of %d URLs missed", name, missed, len(truth))
 		}
 		if c.Stats().Requests == 0 {

@@ -1,6 +1,7 @@
 package seen_test
 
 import (
+	"bytes"
 	"encoding"
 	"errors"
 	"math/rand/v2"
@@ -81,10 +82,42 @@ func FuzzUnmarshal(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		for _, s := range []savable{new(seen.Exact), new(seen.Bloom), new(seen.Bitmap)} {
-			if s.UnmarshalBinary(data) == nil {
-				s.Add(1)
-				s.Contains(2)
+		for _, mk := range []func() savable{
+			func() savable { return new(seen.Exact) },
+			func() savable { return new(seen.Bloom) },
+			func() savable { return new(seen.Bitmap) },
+		} {
+			s := mk()
+			if s.UnmarshalBinary(data) != nil {
+				continue
+			}
+			// What loads saves again, and loads to the same set: the same
+			// bytes once saved, the same Len, the same answers.
+			saved, err := s.MarshalBinary()
+			if err != nil {
+				t.Fatalf("%T: loaded, but does not save: %v", s, err)
+			}
+			again := mk()
+			if err := again.UnmarshalBinary(saved); err != nil {
+				t.Fatalf("%T: saved bytes do not load: %v", s, err)
+			}
+			if resaved, _ := again.MarshalBinary(); !bytes.Equal(resaved, saved) {
+				t.Fatalf("%T: a second save differs from the first", s)
+			}
+			if again.Len() != s.Len() {
+				t.Fatalf("%T: Len %d after a round trip, %d before", s, again.Len(), s.Len())
+			}
+			for _, fp := range []uint64{0, 1, 2, 42, 1 << 63} {
+				if again.Contains(fp) != s.Contains(fp) {
+					t.Fatalf("%T: Contains(%d) changed in a round trip", s, fp)
+				}
+			}
+			// A loaded set is a working set: what is added is contained,
+			// and Add reports it new at most once.
+			n := s.Len()
+			first, second := s.Add(1), s.Add(1)
+			if !s.Contains(1) || second || s.Len() > n+1 || first && s.Len() != n+1 {
+				t.Fatalf("%T: after Add(1) twice (%v, %v): Contains %v, Len %d from %d", s, first, second, s.Contains(1), s.Len(), n)
 			}
 		}
 	})
