@@ -16,7 +16,7 @@ type Scope struct {
 	Domains []string
 	// MaxDepth is the deepest link distance from a seed that is fetched;
 	// seeds have depth 0 and a redirect keeps its source's depth. 0 or
-	// negative: no limit. (For the seeds alone, Allow can say depth == 0.)
+	// negative: no limit. (To fetch the seeds alone, let Allow say false.)
 	MaxDepth int
 	// Allow, if not nil, is asked last about each URL (canonical) and the
 	// depth it would be fetched at; false drops it.

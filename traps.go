@@ -49,38 +49,40 @@ var ErrTrap = errors.New("crawler: URL pattern is a trap")
 // followed and is counted in Stats.Traps under the rule's name.
 //
 // In each field, 0 means the default and a negative value turns the rule
-// off. The rules that could cut a legitimate site short (a budget per
-// host, a bound on a parameter's values) are off by default. For rules of
+// off, as everywhere in the package. The rules that could cut a
+// legitimate site short (a budget per host, a bound on a parameter's
+// values) are off by default. For rules of
 // your own, use Scope.Allow, or a Handler that edits Page.Links.
 type Traps struct {
-	// MaxURLLength is the longest URL followed, in bytes. 0 means
-	// DefaultMaxURLLength.
+	// MaxURLLength is the longest URL followed, in bytes. 0:
+	// DefaultMaxURLLength; negative: no limit but canon.MaxLength.
 	MaxURLLength int
 	// MaxPathDepth is the most segments a followed URL's path may have.
-	// 0 means DefaultMaxPathDepth.
+	// 0: DefaultMaxPathDepth; negative: no limit.
 	MaxPathDepth int
 	// MaxSegmentRepeats is the most times one segment may occur in a
-	// followed URL's path ("/a/b/a/b/a/b" has "a" three times). 0 means
-	// DefaultMaxSegmentRepeats.
+	// followed URL's path ("/a/b/a/b/a/b" has "a" three times). 0:
+	// DefaultMaxSegmentRepeats; negative: no limit.
 	MaxSegmentRepeats int
 	// MaxPagesPerHost is the most URLs of one host that one Run queues
-	// (seeds included). 0 means no limit.
+	// (seeds included). 0 or negative: no limit.
 	MaxPagesPerHost int
 	// MaxQueryValues is the most distinct values one query parameter name
 	// may take on one host (?month=, ?sid=); URLs bringing a new value
-	// beyond it are not followed. 0 means no limit: a shop's ?id= may
-	// rightly take millions of values.
+	// beyond it are not followed. 0 or negative: no limit, since a shop's
+	// ?id= may rightly take millions of values.
 	MaxQueryValues int
 	// DuplicatePages stops a path pattern: once this many HTML pages of
 	// one host and pattern in a row had content already seen in the Run,
 	// or this many and at least 80% of the pattern's pages, the crawl no
 	// longer follows links into the pattern, and its URLs still queued
-	// reach the Handler unfetched with ErrTrap. Content is the page's text, tag names and
-	// links without their queries, fingerprinted with xxh3, so pages that
-	// differ only in the session ids of their links are duplicates. A
-	// pattern is the host, the first path segment with its
-	// digits replaced by '*', and the query's parameter names, as in
-	// "example.com/calendar?month". 0 means DefaultDuplicatePages.
+	// reach the Handler unfetched with ErrTrap. Content is the page's
+	// text, tag names and links without their queries, fingerprinted with
+	// xxh3, so pages that differ only in the session ids of their links
+	// are duplicates. A pattern is the host, the first path segment with
+	// its digits replaced by '*', and the query's parameter names, as in
+	// "example.com/calendar?month". 0: DefaultDuplicatePages; negative:
+	// never.
 	DuplicatePages int
 }
 
