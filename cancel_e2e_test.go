@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,20 +194,6 @@ func clone(m map[string]bool) map[string]bool {
 	return c
 }
 
-// goroutinesBackTo fails the test unless the number of goroutines falls
-// to at most n within a few seconds (exiting goroutines take a moment).
-func goroutinesBackTo(t *testing.T, n int, when string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := runtime.NumGoroutine(); got > n {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%s: %d goroutines, started with %d:\n%s", when, got, n, buf[:runtime.Stack(buf, true)])
-	}
-}
-
 // pageCount counts the Handler's calls per URL, across Runs.
 type pageCount struct {
 	mu    sync.Mutex
@@ -271,7 +256,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 		Handler: pages, Fetcher: fetcher, Frontier: watch, Seen: set,
 		Workers: 2 * perHost, Pacing: noPacing,
 	}
-	before := runtime.NumGoroutine()
+	before := leak.Now()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -315,7 +300,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 		t.Errorf("Run took %v to return after the cancel; the in-flight fetches were awaited, not aborted", latency)
 	}
 	fetcher.CloseIdleConnections()
-	goroutinesBackTo(t, before, "after the cancelled Run")
+	before.Back(t, "after the cancelled Run")
 
 	// What remained: Stats, the frontier and the watcher agree.
 	st := c.Stats()
@@ -414,7 +399,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 		s.mu.Unlock()
 	}
 	fetcher.CloseIdleConnections()
-	goroutinesBackTo(t, before, "after the resumed Run")
+	before.Back(t, "after the resumed Run")
 }
 
 // TestCancelWhilePacing cancels a crawl whose only host is waiting out a
