@@ -195,6 +195,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 
 	r := c.newRun(h)
+	defer c.made.robotsRun.Store(nil) // keep no Run's state past its end
 	canonSeeds := make([]string, 0, len(seeds))
 	var errs []error
 	for _, s := range seeds {
