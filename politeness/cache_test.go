@@ -66,6 +66,17 @@ func serve(status int, body string) http.HandlerFunc {
 	}
 }
 
+// switchableServer serves disallowPrivate with the status it holds, which
+// the test may change at any time.
+func switchableServer(t *testing.T, initial int64) (*robotsServer, *atomic.Int64) {
+	status := new(atomic.Int64)
+	status.Store(initial)
+	return newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(int(status.Load()))
+		io.WriteString(w, disallowPrivate)
+	}), status
+}
+
 const disallowPrivate = "User-agent: *\nDisallow: /private/\n"
 
 func TestRobotsCacheStatus(t *testing.T) {
@@ -225,12 +236,7 @@ func TestRobotsCacheTTL(t *testing.T) {
 // after ErrorTTL, doubled after each failure in a row up to MaxErrorTTL, and
 // a success ends the outage.
 func TestRobotsCacheBackoff(t *testing.T) {
-	var status atomic.Int64
-	status.Store(503)
-	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(int(status.Load()))
-		io.WriteString(w, disallowPrivate)
-	})
+	srv, status := switchableServer(t, 503)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := &fakeClock{t: start}
 	c := &RobotsCache{Fetch: httpFetch(srv.Client()), ErrorTTL: 10 * time.Second, MaxErrorTTL: time.Minute, Now: clock.Now}
@@ -271,12 +277,7 @@ func TestRobotsCacheBackoff(t *testing.T) {
 // TestRobotsCacheOutageFallback: after MaxOutage of unavailability the last
 // good copy is used again; without one, everything stays disallowed.
 func TestRobotsCacheOutageFallback(t *testing.T) {
-	var status atomic.Int64
-	status.Store(200)
-	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(int(status.Load()))
-		io.WriteString(w, disallowPrivate)
-	})
+	srv, status := switchableServer(t, 200)
 	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c := &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: time.Hour, ErrorTTL: time.Hour, MaxErrorTTL: 6 * time.Hour,
 		MaxOutage: 48 * time.Hour, Now: clock.Now}
@@ -314,12 +315,7 @@ func TestRobotsCacheOutageFallback(t *testing.T) {
 // Negative settings turn their rule off: TTL and ErrorTTL keep nothing,
 // MaxErrorTTL doubles nothing, MaxOutage never falls back.
 func TestRobotsCacheNegative(t *testing.T) {
-	var status atomic.Int64
-	status.Store(200)
-	srv := newRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(int(status.Load()))
-		io.WriteString(w, disallowPrivate)
-	})
+	srv, status := switchableServer(t, 200)
 	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	c := &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: -1, ErrorTTL: -1, Now: clock.Now}
 	for i := range 3 {
