@@ -41,6 +41,10 @@ var (
 	ErrRunning          = errors.New("crawler: Run called while the crawler is running")
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
+	// ErrSeedsRefused is wrapped by the error of a Run none of whose seeds
+	// could be fetched because the fetcher refused every one's address
+	// (fetch.ErrBlockedAddress): loopback or private, not allowed.
+	ErrSeedsRefused = errors.New("crawler: every seed was refused by the address policy")
 	// ErrHostRetired is the Err of the pages of a host the crawl gave up
 	// on after Pacing.MaxFailures failures in a row; they are not fetched.
 	ErrHostRetired = errors.New("crawler: host retired")
@@ -221,9 +225,16 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
 	}
 	for _, u := range canonSeeds {
-		r.discover(link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}, "")
+		l := link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}
+		if r.discover(l, "") {
+			r.seeds[l.fp] = true
+		}
 	}
-	return r.loop(ctx)
+	err := r.loop(ctx)
+	if n := len(r.seeds); err == nil && n > 0 && r.seedsRefused.Load() == int64(n) {
+		return fmt.Errorf("%w: %d of %d, the first: %w", ErrSeedsRefused, n, n, *r.firstRefusal.Load())
+	}
+	return err
 }
 
 // validate reports the fields that no crawl can run with: a negative
@@ -265,6 +276,10 @@ type run struct {
 	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
+
+	seeds        map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
+	seedsRefused atomic.Int64    // of those, how many were refused their address
+	firstRefusal atomic.Pointer[error]
 }
 
 // newRun prepares a Run: the Crawler's fields, or for nil ones what an
@@ -285,6 +300,7 @@ func (c *Crawler) newRun(h Handler) *run {
 		hostTab:   newHostTable(c.Pacing),
 		traps:     newTrapRules(c.Traps),
 		hosts:     map[string]struct{}{},
+		seeds:     map[uint64]bool{},
 	}
 	m := &c.made
 	if r.fetcher == nil {
@@ -491,16 +507,18 @@ func (r *run) publish(inflight int) {
 }
 
 // discover runs the URL-seen test on l and pushes it if it is new and no
-// trap rule stops it (seeds, with no referrer, are always pushed).
-func (r *run) discover(l link, referrer string) {
+// trap rule stops it (seeds, with no referrer, always pass the rules). It
+// reports whether l was pushed.
+func (r *run) discover(l link, referrer string) bool {
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
-		return
+		return false
 	}
 	if rule := r.traps.admit(l.url, l.host, referrer == ""); rule != "" {
 		r.stats.addTrap(rule, 1)
-		return
+		return false
 	}
 	r.hosts[l.host] = struct{}{}
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
+	return true
 }

@@ -313,3 +313,21 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// A Run whose every seed is refused by the address policy says so; one
+// that could fetch a seed does not.
+func TestSeedsRefused(t *testing.T) {
+	s := newSite(t, map[string]response{"/": html()})
+	c := &crawler.Crawler{Pacing: noPacing} // the default fetcher refuses loopback
+	err := c.Run(context.Background(), s.URL+"/", "http://127.0.0.2/", "http://[::1]/")
+	if !errors.Is(err, crawler.ErrSeedsRefused) || !errors.Is(err, fetch.ErrBlockedAddress) {
+		t.Errorf("Run with every seed refused = %v, want ErrSeedsRefused wrapping ErrBlockedAddress", err)
+	}
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("refused seeds sent %d requests", n)
+	}
+	c = fast(nil) // allows 127.0.0.1 only
+	if err := c.Run(context.Background(), s.URL+"/", "http://127.0.0.2/"); err != nil {
+		t.Errorf("Run with one seed allowed = %v, want nil", err)
+	}
+}

@@ -186,6 +186,10 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 func (r *run) refuse(ctx context.Context, e frontier.Entry, err error) {
 	r.stats.addError(KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
+	if r.seeds[e.FP] && e.Referrer == "" {
+		r.firstRefusal.CompareAndSwap(nil, &err)
+		r.seedsRefused.Add(1)
+	}
 	r.handle(ctx, pageOf(e, err, time.Now()))
 }
 
