@@ -45,7 +45,12 @@ func crawlWeb(t *testing.T, w *crawlertest.Web, configure func(*crawler.Crawler)
 // fetched, and each host's robots.txt is fetched once.
 func TestCrawlSyntheticWeb(t *testing.T) {
 	leak.Check(t)
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 200, PagesPerHost: 6, PageBytes: 2048, MaxChain: crawler.DefaultMaxRedirects})
+	// crawlertest's default redirect chains are as long as a default
+	// crawler follows, so that its ground truth is what the crawler fetches.
+	if crawlertest.DefaultMaxChain != crawler.DefaultMaxRedirects {
+		t.Errorf("crawlertest.DefaultMaxChain %d, crawler.DefaultMaxRedirects %d: want equal", crawlertest.DefaultMaxChain, crawler.DefaultMaxRedirects)
+	}
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 200, PagesPerHost: 6, PageBytes: 2048})
 	defer w.Close()
 	c, got := crawlWeb(t, w, nil)
 
@@ -89,7 +94,7 @@ func TestCrawlSyntheticWeb(t *testing.T) {
 }
 
 func TestCrawlSyntheticWebBudgets(t *testing.T) {
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 200, PagesPerHost: 10, MaxChain: crawler.DefaultMaxRedirects})
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 200, PagesPerHost: 10})
 	defer w.Close()
 	for _, max := range []int64{1, 333, 1000} {
 		w.ResetCounts()
@@ -159,7 +164,7 @@ func TestCrawlSyntheticWebSlowHost(t *testing.T) {
 // The crawl works through an HTTP proxy too (as the CLI does with
 // HTTP_PROXY): crawlertest serves absolute-form requests.
 func TestCrawlThroughProxy(t *testing.T) {
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 4, Hosts: 5, PagesPerHost: 5, MaxChain: crawler.DefaultMaxRedirects})
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 4, Hosts: 5, PagesPerHost: 5})
 	defer w.Close()
 	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyURL(w.ProxyURL())
@@ -174,7 +179,7 @@ func TestCrawlThroughProxy(t *testing.T) {
 
 // Gzip-encoded pages are decoded before link extraction.
 func TestCrawlGzipWeb(t *testing.T) {
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 5, PagesPerHost: 10, Gzip: true, MaxChain: crawler.DefaultMaxRedirects})
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 5, PagesPerHost: 10, Gzip: true})
 	defer w.Close()
 	c, got := crawlWeb(t, w, nil)
 	want := len(w.Depths(w.Seeds()...))
@@ -189,7 +194,7 @@ func TestCrawlGzipWeb(t *testing.T) {
 // Probabilistic seen-sets may skip a URL (a false positive) but never fetch
 // one twice.
 func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 6, Hosts: 50, PagesPerHost: 10, MaxChain: crawler.DefaultMaxRedirects})
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 6, Hosts: 50, PagesPerHost: 10})
 	defer w.Close()
 	truth := w.Depths(w.Seeds()...)
 	for name, set := range map[string]seen.Set{

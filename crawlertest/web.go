@@ -25,7 +25,10 @@ const (
 	DefaultPagesPerHost = 50
 	DefaultPageBytes    = 4096
 	DefaultOutDegree    = 25
-	DefaultMaxChain     = 12
+	// DefaultMaxChain is the longest redirect chain of a default web: the
+	// crawler's DefaultMaxRedirects, so that Depths is what a default
+	// crawler fetches.
+	DefaultMaxChain = 10
 )
 
 // Limits on Config, beyond which NewWeb panics.
@@ -54,7 +57,8 @@ type Config struct {
 	// within ±50%); 0 means DefaultOutDegree (25).
 	OutDegree int
 	// MaxChain is the length of the longest redirect chain /chain/<n>/<k>
-	// (k redirects before landing on a page); 0 means DefaultMaxChain (12).
+	// (k redirects before landing on a page); 0 means DefaultMaxChain (10).
+	// A crawler follows chains up to its own redirect limit only.
 	MaxChain int
 	// Latency is added before every response, robots.txt included. The wait
 	// ends early, without a response, when the request is cancelled.

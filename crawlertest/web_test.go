@@ -676,7 +676,7 @@ func TestHostsSeedsURL(t *testing.T) {
 		t.Errorf("URL(2, 7) = %s", got)
 	}
 	cfg := w.Config()
-	if cfg.PagesPerHost != 50 || cfg.PageBytes != 4096 || cfg.OutDegree != 25 || cfg.MaxChain != 12 {
+	if cfg.PagesPerHost != 50 || cfg.PageBytes != 4096 || cfg.OutDegree != 25 || cfg.MaxChain != 10 {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	defer func() {

@@ -20,7 +20,7 @@ import (
 func TestRunReportsBrokenLinksWithReferrers(t *testing.T) {
 	// A web whose first host has both 404s and a redirect chain longer
 	// than the crawler follows.
-	web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 40})
+	web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 40, MaxChain: crawler.DefaultMaxRedirects + 2})
 	defer web.Close()
 	var out bytes.Buffer
 	err := run(context.Background(), nil, &out, web)
