@@ -276,6 +276,11 @@ type run struct {
 	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
+	// depths holds the shortest link distance known of each URL this Run
+	// pushed, while it waits or is in flight; under Scope.MaxDepth, done
+	// holds the depth at which each page with links was done. Scheduler
+	// only.
+	depths, done map[uint64]int
 
 	seeds        map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
 	seedsRefused atomic.Int64    // of those, how many were refused their address
@@ -301,6 +306,8 @@ func (c *Crawler) newRun(h Handler) *run {
 		traps:     newTrapRules(c.Traps),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
+		depths:    map[uint64]int{},
+		done:      map[uint64]int{},
 	}
 	m := &c.made
 	if r.fetcher == nil {
@@ -366,6 +373,7 @@ type outcome struct {
 	next      time.Time // when its host may be contacted again
 	links     []link    // links to follow (canonical, in scope)
 	linkFPs   []uint64  // fingerprints of all the page's out-links and its redirect target
+	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
 	html      bool      // a 2xx HTML page was read: content is set
 	content   uint64    // fingerprint of its content (see Traps.DuplicatePages)
 }
@@ -409,6 +417,9 @@ func (r *run) loop(ctx context.Context) error {
 			r.discover(l, o.entry.URL)
 		}
 		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs})
+		if !o.retry {
+			r.finished(o)
+		}
 		r.publish(inflight)
 	}
 
@@ -432,6 +443,9 @@ func (r *run) loop(ctx context.Context) error {
 			}
 			if r.rateInterval > 0 {
 				nextSlot = now.Add(r.rateInterval)
+			}
+			if d, ok := r.depths[e.FP]; ok && d < e.Depth {
+				e.Depth = d // a shorter path was found while it waited
 			}
 			inflight++
 			jobs <- e
@@ -498,6 +512,33 @@ func (r *run) checkContent(o outcome) {
 	}
 }
 
+// finished forgets the depth of an entry done with. Under Scope.MaxDepth
+// it remembers that of a page with links: found nearer a seed later, the
+// page is fetched again, so that the pages within MaxDepth of a seed by
+// their shortest path are all fetched, whatever order the paths are found
+// in. If the nearer path was found while it was in flight, that is now.
+func (r *run) finished(o outcome) {
+	e := o.entry
+	d, ok := r.depths[e.FP]
+	delete(r.depths, e.FP)
+	switch {
+	case r.scope.MaxDepth <= 0 || len(o.linkFPs) == 0 && !o.depthCut:
+	case ok && d < e.Depth:
+		e.Depth, e.Tries = d, 0
+		r.fetchAgain(e)
+	default:
+		r.done[e.FP] = e.Depth
+	}
+}
+
+// fetchAgain pushes e, a page done with at a greater depth than e's, to be
+// fetched again.
+func (r *run) fetchAgain(e frontier.Entry) {
+	r.stats.depthRefetches.Add(1)
+	r.depths[e.FP] = e.Depth
+	r.frontier.Push(e)
+}
+
 // publish makes the scheduler's own figures visible to Stats.
 func (r *run) publish(inflight int) {
 	r.stats.inflight.Store(int64(inflight))
@@ -512,6 +553,12 @@ func (r *run) publish(inflight int) {
 func (r *run) discover(l link, referrer string) bool {
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
+		if d, ok := r.depths[l.fp]; ok && l.depth < d {
+			r.depths[l.fp] = l.depth
+		} else if d, ok := r.done[l.fp]; ok && l.depth < d {
+			delete(r.done, l.fp)
+			r.fetchAgain(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
+		}
 		return false
 	}
 	if rule := r.traps.admit(l.url, l.host, referrer == ""); rule != "" {
@@ -519,6 +566,7 @@ func (r *run) discover(l link, referrer string) bool {
 		return false
 	}
 	r.hosts[l.host] = struct{}{}
+	r.depths[l.fp] = l.depth
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true
 }

@@ -12,7 +12,7 @@ import (
 // sees it.
 type Page struct {
 	URL      string // canonical URL requested
-	Depth    int    // link distance from a seed (seeds: 0; a redirect keeps its source's depth)
+	Depth    int    // link distance from a seed by the shortest path known when handed out (seeds: 0; a redirect keeps its source's depth)
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
 	// Importance is the frontier's estimate of the page's importance when
 	// it was handed out (frontier.AOPIC: its share of all the credit given

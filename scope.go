@@ -15,8 +15,12 @@ type Scope struct {
 	// subdomains ("example.com" allows "www.example.com").
 	Domains []string
 	// MaxDepth is the deepest link distance from a seed that is fetched;
-	// seeds have depth 0 and a redirect keeps its source's depth. 0 or
-	// negative: no limit. (To fetch the seeds alone, let Allow say false.)
+	// seeds have depth 0 and a redirect keeps its source's depth. Every
+	// page within MaxDepth links of a seed by its shortest path is
+	// fetched, whatever order the crawl finds paths in: a page with links
+	// found nearer a seed after it was fetched is fetched (and handled)
+	// again, counted in Stats.DepthRefetches. 0 or negative: no limit. (To
+	// fetch the seeds alone, let Allow say false.)
 	MaxDepth int
 	// Allow, if not nil, is asked last about each URL (canonical) and the
 	// depth it would be fetched at; false drops it.
@@ -45,18 +49,20 @@ func newScopeCheck(s Scope, seeds []string, host func(string) string) *scopeChec
 }
 
 // allows reports whether the URL u, on host (host[:port]), is followed when
-// found at depth.
-func (s *scopeCheck) allows(u, host string, depth int) bool {
-	if s.MaxDepth > 0 && depth > s.MaxDepth {
-		return false
-	}
+// found at depth. tooDeep reports that it is not only for its depth (as
+// far as Allow, never asked then, can tell), so that found nearer a seed
+// it would be.
+func (s *scopeCheck) allows(u, host string, depth int) (ok, tooDeep bool) {
 	if s.SameHost && !s.seedHosts[host] {
-		return false
+		return false, false
 	}
 	if len(s.domains) > 0 && !inDomains(host, s.domains) {
-		return false
+		return false, false
 	}
-	return s.Allow == nil || s.Allow(u, depth)
+	if s.MaxDepth > 0 && depth > s.MaxDepth {
+		return false, true
+	}
+	return s.Allow == nil || s.Allow(u, depth), false
 }
 
 func inDomains(hostport string, domains []string) bool {

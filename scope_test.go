@@ -3,7 +3,11 @@ package crawler_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+
+	"crawler"
+	"crawler/crawlertest"
 )
 
 // MaxDepth d fetches the pages within d links of the seed; 0 or negative
@@ -63,5 +67,57 @@ func TestScope(t *testing.T) {
 	}
 	if other.count("/") != 1 {
 		t.Errorf("Domains=127.0.0.1 did not follow the link to the other port")
+	}
+}
+
+// MaxDepth N fetches every page within N links of a seed (by its shortest
+// path, whatever order the crawl finds the paths in) and nothing deeper, and
+// Page.Depth is never less than the page's distance, and equal to it for
+// most pages: in an unlimited crawl, one handled before its shortest path
+// was found may have a greater one.
+func TestMaxDepthIsExact(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 3, Hosts: 20, PagesPerHost: 30})
+	defer w.Close()
+	truth := w.Depths(w.Seeds()...)
+	for _, maxDepth := range []int{0, 1, 2, 3, 5} {
+		for _, workers := range []int{1, 32} {
+			var mu sync.Mutex
+			depth := map[string]int{} // the least Depth a page was handled at
+			c, _ := crawlWeb(t, w, func(c *crawler.Crawler) {
+				c.Scope.MaxDepth, c.Workers = maxDepth, workers
+				c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if d, ok := depth[p.URL]; !ok || p.Depth < d {
+						depth[p.URL] = p.Depth
+					}
+					if p.Depth < truth[p.URL] || maxDepth > 0 && p.Depth > maxDepth {
+						t.Errorf("MaxDepth %d: %s handled at depth %d, its distance is %d", maxDepth, p.URL, p.Depth, truth[p.URL])
+					}
+					return nil
+				})
+			})
+			within, handled, deeper := 0, 0, 0
+			for u, d := range truth {
+				if maxDepth > 0 && d > maxDepth {
+					continue
+				}
+				within++
+				if got, ok := depth[u]; ok {
+					handled++
+					if got > d {
+						deeper++
+					}
+				}
+			}
+			t.Logf("MaxDepth %d, %d workers: %d of the %d pages within reach handled (%d in all, %d fetched again), %d at a depth above their distance",
+				maxDepth, workers, handled, within, len(depth), c.Stats().DepthRefetches, deeper)
+			if handled != within || len(depth) != within {
+				t.Errorf("MaxDepth %d, %d workers: %d of %d pages within reach handled, %d in all", maxDepth, workers, handled, within, len(depth))
+			}
+			if deeper > within/10 {
+				t.Errorf("MaxDepth %d, %d workers: %d of %d pages at a depth above their distance", maxDepth, workers, deeper, within)
+			}
+		}
 	}
 }

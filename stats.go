@@ -95,6 +95,7 @@ type Stats struct {
 	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had
+	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
 	Seen             int              // URLs in the seen-set
 	Frontier         int              // URLs waiting in the frontier
 	InFlight         int              // URLs being processed by workers
@@ -166,6 +167,7 @@ type counters struct {
 	linksTruncated   atomic.Int64
 	traps            [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
 	duplicateContent atomic.Int64
+	depthRefetches   atomic.Int64
 	patternsMu       sync.Mutex
 	trapPatterns     []string
 	seen             atomic.Int64
@@ -234,6 +236,7 @@ func (c *counters) snapshot() Stats {
 		LinksTruncated:   c.linksTruncated.Load(),
 		Traps:            map[string]int64{},
 		DuplicateContent: c.duplicateContent.Load(),
+		DepthRefetches:   c.depthRefetches.Load(),
 		Seen:             int(c.seen.Load()),
 		Frontier:         int(c.frontier.Load()),
 		InFlight:         int(c.inflight.Load()),

@@ -338,8 +338,9 @@ func (r *run) addLink(o *outcome, u string, depth, hops int) {
 		r.stats.addTrap(rule, 1)
 		return
 	}
-	if !r.scope.allows(u, host, depth) {
+	if ok, tooDeep := r.scope.allows(u, host, depth); !ok {
 		r.stats.outOfScope.Add(1)
+		o.depthCut = o.depthCut || tooDeep
 		return
 	}
 	o.links = append(o.links, link{url: u, fp: fp, host: host, depth: depth, hops: hops})

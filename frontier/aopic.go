@@ -117,8 +117,10 @@ type Ranked struct {
 }
 
 // Push adds e to its host's queue. A seed (Depth 0, Hops 0, no Referrer)
-// brings credit 1; other entries start with none. An entry whose FP the
-// frontier already knows is ignored: it holds one page per fingerprint.
+// brings credit 1; other entries start with none. The frontier holds one
+// page per fingerprint: an entry whose page is waiting or handed out is
+// ignored, and one whose page was fetched puts it back in the queue, with
+// the history it has and no credit.
 func (a *AOPIC) Push(e Entry) {
 	if a.byName == nil {
 		a.seed = maphash.MakeSeed()
@@ -128,7 +130,13 @@ func (a *AOPIC) Push(e Entry) {
 			a.ready[k].group = k
 		}
 	}
-	if _, ok := a.find(e.FP); ok {
+	if i, ok := a.find(e.FP); ok {
+		if p := &a.pages[i]; p.fetched() {
+			// Fetched, and pushed again: back in its host's queue with
+			// no credit of its own (it was spent) and its history.
+			p.rec = a.hosts[p.host].keep(e)
+			a.enqueue(i, 0, p.history)
+		}
 		return
 	}
 	hi, ok := a.byName[e.Host]

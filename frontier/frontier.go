@@ -57,7 +57,10 @@ type Result struct {
 // Frontier is the set of URLs still to fetch and the policy that orders
 // them. Implementations need not be safe for concurrent use.
 type Frontier interface {
-	// Push adds a URL that is new to the crawl (canonical and deduplicated).
+	// Push adds a URL that is new to the crawl (canonical and
+	// deduplicated), or one handed out and Done before, to be fetched again
+	// as e says (the crawler does so when it finds a page nearer a seed
+	// than it was fetched at, and its links were cut by the depth limit).
 	Push(e Entry)
 	// Next hands out a URL whose host is ready at now, marking the host busy
 	// until Done. If none is ready, ok is false and wake is when to ask

@@ -7,7 +7,8 @@
 //
 // The contract: Len counts the entries waiting; every entry pushed is
 // handed out once, as it was pushed (Importance aside), unless it is
-// retried, when it comes back as given to Done; a host with an entry in
+// retried, when it comes back as given to Done, or pushed again once Done,
+// when it is handed out again as pushed the second time; a host with an entry in
 // flight, or whose Done set a ready time still to come, is not handed out,
 // and then wake reports the earliest ready time (zero if none); and a busy
 // or waiting host never keeps a ready host's entries from being handed
@@ -29,6 +30,7 @@ func Run(t *testing.T, newFrontier func() frontier.Frontier) {
 	t.Run("Empty", func(t *testing.T) { testEmpty(t, newFrontier()) })
 	t.Run("EachEntryOnce", func(t *testing.T) { testEachEntryOnce(t, newFrontier()) })
 	t.Run("Retry", func(t *testing.T) { testRetry(t, newFrontier()) })
+	t.Run("FetchAgain", func(t *testing.T) { testFetchAgain(t, newFrontier()) })
 	t.Run("OneInFlightPerHost", func(t *testing.T) { testOneInFlight(t, newFrontier()) })
 	t.Run("ReadyAt", func(t *testing.T) { testReadyAt(t, newFrontier()) })
 	t.Run("NoHeadOfLineBlocking", func(t *testing.T) { testNoHeadOfLineBlocking(t, newFrontier()) })
@@ -91,6 +93,32 @@ func testRetry(t *testing.T, f frontier.Frontier) {
 		}
 	}
 	c.drain()
+}
+
+// testFetchAgain pushes an entry that was handed out and Done: it is
+// handed out again, as pushed the second time.
+func testFetchAgain(t *testing.T, f frontier.Frontier) {
+	e := frontier.Entry{URL: "http://h0.test/again", FP: 7, Host: "h0.test", Depth: 3, Referrer: "http://h1.test/"}
+	f.Push(e)
+	got, ok, _ := f.Next(start)
+	if !ok {
+		t.Fatal("Next handed out nothing")
+	}
+	f.Done(got, frontier.Result{})
+	again := e
+	again.Depth, again.Referrer = 1, "http://h2.test/"
+	f.Push(again)
+	if n := f.Len(); n != 1 {
+		t.Fatalf("Len = %d after pushing a fetched entry again, want 1", n)
+	}
+	got, ok, _ = f.Next(start)
+	if !ok || !same(got, again) {
+		t.Fatalf("Next = %+v %v, want the entry pushed again, %+v", got, ok, again)
+	}
+	f.Done(got, frontier.Result{})
+	if n := f.Len(); n != 0 {
+		t.Fatalf("Len = %d at the end, want 0", n)
+	}
 }
 
 func testOneInFlight(t *testing.T, f frontier.Frontier) {
