@@ -137,6 +137,9 @@ type made struct {
 	seen     seen.Set
 	robots   *politeness.RobotsCache
 	robotsOf *politeness.RobotsCache // the Robots field whose settings robots took
+	// seedHosts are the hosts of every seed the crawl was given, which
+	// Scope.SameHost keeps it on, in Runs that resume it too.
+	seedHosts map[string]bool
 	// robotsRun is the Run robots fetches for: its Fetcher and User-Agent.
 	robotsRun atomic.Pointer[run]
 }
@@ -216,7 +219,13 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	if len(canonSeeds) == 0 && r.frontier.Len() == 0 {
 		return ErrNoSeeds
 	}
-	r.scope = newScopeCheck(c.Scope, canonSeeds, canon.Host)
+	if c.made.seedHosts == nil {
+		c.made.seedHosts = map[string]bool{}
+	}
+	for _, u := range canonSeeds {
+		c.made.seedHosts[canon.Host(u)] = true // the crawl's, kept for a Run that resumes it
+	}
+	r.scope = newScopeCheck(c.Scope, c.made.seedHosts)
 
 	c.stats.Store(r.stats)
 	c.hostStats.Store(r.hostTab)

@@ -34,11 +34,11 @@ type scopeCheck struct {
 	domains   []string
 }
 
-func newScopeCheck(s Scope, seeds []string, host func(string) string) *scopeCheck {
-	sc := &scopeCheck{Scope: s, seedHosts: map[string]bool{}}
-	for _, u := range seeds {
-		sc.seedHosts[host(u)] = true
-	}
+// newScopeCheck prepares s for a Run whose crawl has the seeds on
+// seedHosts, those of this Run and of the earlier ones it resumes. The
+// check only reads seedHosts.
+func newScopeCheck(s Scope, seedHosts map[string]bool) *scopeCheck {
+	sc := &scopeCheck{Scope: s, seedHosts: seedHosts}
 	for _, d := range s.Domains {
 		d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
 		if d != "" {

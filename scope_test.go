@@ -121,3 +121,28 @@ func TestMaxDepthIsExact(t *testing.T) {
 		}
 	}
 }
+
+// The seeds' hosts belong to the crawl, not to one Run: a Run that resumes
+// with no seeds keeps a SameHost crawl on them.
+func TestSameHostResumes(t *testing.T) {
+	other := newSite(t, map[string]response{"/": html()})
+	pages := chainPages(4)
+	pages["/0"] = html("/1", "/0/x", "/0/y", other.URL+"/")
+	s := newSite(t, pages)
+	var got collect
+	c := fast(&got)
+	c.Scope.SameHost, c.Workers, c.MaxPages = true, 1, 2
+	if err := c.Run(context.Background(), s.URL+"/0"); err != nil {
+		t.Fatal(err)
+	}
+	c.MaxPages = 0
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.pages); n != 13 {
+		t.Errorf("the resumed crawl handled %d pages, want the site's 13: %v", n, got.urls())
+	}
+	if n := other.count("/"); n != 0 {
+		t.Errorf("the other host was asked %d times", n)
+	}
+}
