@@ -83,14 +83,21 @@ func Chain(hs ...Handler) Handler {
 	})
 }
 
+// errNotYielded is the error of the Handler of Pages for a page that the
+// loop stopped before taking: the crawler puts its URL back.
+var errNotYielded = errors.New("crawler: page not yielded")
+
 // Pages runs the crawl like Run and yields each page as the Handler would
 // see it, with its Err, after the crawler's own Handler (if any) has run.
 // The crawl moves at the pace of the loop: a page is yielded on its
 // worker's goroutine turn, so a slow loop body slows the crawl. Breaking
-// out of the loop stops the crawl. If the crawl itself fails (a bad seed,
-// ctx done), the last pair yielded is (nil, err). The loop must not modify
-// a page (the crawler is still reading its Links); to steer the crawl, use
-// a Handler. The sequence is single-use.
+// out of the loop stops the crawl as cancelling Run's context does, and
+// loses nothing: the URLs of pages fetched but not yet yielded go back to
+// the frontier with those cut short, so a later Run or Pages resumes
+// there (the crawler's own Handler may then see them twice). If the crawl
+// itself fails (a bad seed, ctx done), the last pair yielded is (nil,
+// err). The loop must not modify a page (the crawler is still reading its
+// Links); to steer the crawl, use a Handler. The sequence is single-use.
 func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, error] {
 	return func(yield func(*Page, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -104,22 +111,24 @@ func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, e
 			}
 			select {
 			case pages <- p:
+				return err
 			case <-ctx.Done():
+				return errNotYielded
 			}
-			return err
 		})
 		go func() {
 			done <- c.run(ctx, send, seeds)
 			close(pages)
 		}()
-		stopped := false
 		for p := range pages {
-			if !stopped && !yield(p, p.Err) {
-				stopped = true
+			if !yield(p, p.Err) {
+				// Take no more pages: their sends end with ctx.
 				cancel()
+				<-done
+				return
 			}
 		}
-		if err := <-done; err != nil && !stopped {
+		if err := <-done; err != nil {
 			yield(nil, err)
 		}
 	}

@@ -71,3 +71,37 @@ func TestPagesIterator(t *testing.T) {
 		t.Error("bad seed: no error yielded")
 	}
 }
+
+// Breaking out of Pages loses no URL: the pages fetched but not yielded go
+// back to the frontier, and a Pages that resumes yields them.
+func TestPagesBreakLosesNothing(t *testing.T) {
+	leak.Check(t)
+	s := chainSite(t, 20) // 61 pages
+	c := fast(nil)
+	c.Workers, c.PerHost = 8, 8 // several pages in flight at the break
+	yielded := map[string]int{}
+	n := 0
+	for p, err := range c.Pages(context.Background(), s.URL+"/0") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		yielded[p.URL]++
+		if n++; n == 5 {
+			break
+		}
+	}
+	for p, err := range c.Pages(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		yielded[p.URL]++
+	}
+	if len(yielded) != 61 {
+		t.Errorf("the two loops yielded %d distinct pages, want all 61", len(yielded))
+	}
+	for u, k := range yielded {
+		if k != 1 {
+			t.Errorf("%s yielded %d times", u, k)
+		}
+	}
+}

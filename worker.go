@@ -30,13 +30,13 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		return o
 	}
 	if err := r.hostTab.retired(e.Host); err != nil {
-		r.skipRetired(ctx, e, err)
+		r.skipRetired(ctx, &o, err)
 		return o
 	}
 	if r.traps.isBlocked(e.URL, e.Host) {
 		r.stats.addTrap(TrapDuplicates, 1)
 		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
-		r.handle(ctx, pageOf(e, err, time.Now()))
+		r.handle(ctx, pageOf(e, err, time.Now()), &o)
 		return o
 	}
 
@@ -61,7 +61,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	if errors.Is(err, fetch.ErrBlockedAddress) {
 		o.requested = false
 		r.stats.requests.Add(-1)
-		r.refuse(ctx, e, err)
+		r.refuse(ctx, &o, err)
 		return o
 	}
 	end := time.Now()
@@ -101,7 +101,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	} else {
 		o.content, o.html = r.readResponse(p, u, e, resp)
 	}
-	r.handle(ctx, p)
+	r.handle(ctx, p, &o)
 	if !p.NoFollow || r.c.IgnoreNoFollow {
 		r.scopeLinks(p, e, &o)
 	}
@@ -131,7 +131,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		if unavailable {
 			err = uerr.Err
 		}
-		r.refuse(ctx, e, err)
+		r.refuse(ctx, o, err)
 		return crawlDelay, true
 	}
 	if fetched {
@@ -149,7 +149,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		if retired != nil {
 			r.stats.hostsRetired.Add(1)
 			r.log.Warn("host retired", "host", e.Host, "err", retired)
-			r.skipRetired(ctx, e, retired)
+			r.skipRetired(ctx, o, retired)
 			return crawlDelay, true
 		}
 	}
@@ -164,7 +164,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
 		r.stats.addError(KindOther)
-		r.handle(ctx, pageOf(e, err, time.Now()))
+		r.handle(ctx, pageOf(e, err, time.Now()), o)
 		return crawlDelay, true
 	case fetched && (o.next.After(time.Now()) || r.rateInterval > 0):
 		// Come back once the host's turn comes again, and under MaxRate
@@ -183,21 +183,22 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 // ErrBlockedAddress: its address (or its robots.txt's) is not allowed.
 // Nothing was sent, so the host's pacing is left as it was, and the URL
 // is not tried again.
-func (r *run) refuse(ctx context.Context, e frontier.Entry, err error) {
+func (r *run) refuse(ctx context.Context, o *outcome, err error) {
+	e := o.entry
 	r.stats.addError(KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
 	if r.seeds[e.FP] && e.Referrer == "" {
 		r.firstRefusal.CompareAndSwap(nil, &err)
 		r.seedsRefused.Add(1)
 	}
-	r.handle(ctx, pageOf(e, err, time.Now()))
+	r.handle(ctx, pageOf(e, err, time.Now()), o)
 }
 
 // skipRetired reports e, unfetched, to the handler with err, the error of
 // its retired host.
-func (r *run) skipRetired(ctx context.Context, e frontier.Entry, err error) {
+func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
 	r.stats.addError(KindHostRetired)
-	r.handle(ctx, pageOf(e, err, time.Now()))
+	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
@@ -295,9 +296,10 @@ func isRedirect(status int) bool {
 	return false
 }
 
-// handle runs the handler on p, counting (not propagating) its errors and
-// panics.
-func (r *run) handle(ctx context.Context, p *Page) {
+// handle runs the handler on p, the page of o, counting (not propagating)
+// its errors and panics. A page the Pages loop stopped before taking goes
+// back to the frontier.
+func (r *run) handle(ctx context.Context, p *Page, o *outcome) {
 	if r.handler == nil {
 		return
 	}
@@ -309,6 +311,10 @@ func (r *run) handle(ctx context.Context, p *Page) {
 		}()
 		return r.handler.Handle(ctx, p)
 	}()
+	if errors.Is(err, errNotYielded) {
+		o.retry = true
+		return
+	}
 	if err != nil && !errors.Is(err, ErrSkip) {
 		r.stats.addError(KindHandler)
 		r.log.Warn("handler failed", "url", p.URL, "err", err)
