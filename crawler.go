@@ -289,7 +289,7 @@ type run struct {
 	// pushed, while it waits or is in flight; under Scope.MaxDepth, done
 	// holds the depth at which each page with links was done. Scheduler
 	// only.
-	depths, done map[uint64]int
+	depths, done depthTable
 
 	seeds        map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
 	seedsRefused atomic.Int64    // of those, how many were refused their address
@@ -315,8 +315,6 @@ func (c *Crawler) newRun(h Handler) *run {
 		traps:     newTrapRules(c.Traps),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
-		depths:    map[uint64]int{},
-		done:      map[uint64]int{},
 	}
 	m := &c.made
 	if r.fetcher == nil {
@@ -453,7 +451,7 @@ func (r *run) loop(ctx context.Context) error {
 			if r.rateInterval > 0 {
 				nextSlot = now.Add(r.rateInterval)
 			}
-			if d, ok := r.depths[e.FP]; ok && d < e.Depth {
+			if d, ok := r.depths.get(e.FP); ok && d < e.Depth {
 				e.Depth = d // a shorter path was found while it waited
 			}
 			inflight++
@@ -528,15 +526,15 @@ func (r *run) checkContent(o outcome) {
 // in. If the nearer path was found while it was in flight, that is now.
 func (r *run) finished(o outcome) {
 	e := o.entry
-	d, ok := r.depths[e.FP]
-	delete(r.depths, e.FP)
+	d, ok := r.depths.get(e.FP)
+	r.depths.remove(e.FP)
 	switch {
 	case r.scope.MaxDepth <= 0 || len(o.linkFPs) == 0 && !o.depthCut:
 	case ok && d < e.Depth:
 		e.Depth, e.Tries = d, 0
 		r.fetchAgain(e)
 	default:
-		r.done[e.FP] = e.Depth
+		r.done.set(e.FP, e.Depth)
 	}
 }
 
@@ -544,7 +542,7 @@ func (r *run) finished(o outcome) {
 // fetched again.
 func (r *run) fetchAgain(e frontier.Entry) {
 	r.stats.depthRefetches.Add(1)
-	r.depths[e.FP] = e.Depth
+	r.depths.set(e.FP, e.Depth)
 	r.frontier.Push(e)
 }
 
@@ -562,10 +560,10 @@ func (r *run) publish(inflight int) {
 func (r *run) discover(l link, referrer string) bool {
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
-		if d, ok := r.depths[l.fp]; ok && l.depth < d {
-			r.depths[l.fp] = l.depth
-		} else if d, ok := r.done[l.fp]; ok && l.depth < d {
-			delete(r.done, l.fp)
+		if d, ok := r.depths.get(l.fp); ok && l.depth < d {
+			r.depths.set(l.fp, l.depth)
+		} else if d, ok := r.done.get(l.fp); ok && l.depth < d {
+			r.done.remove(l.fp)
 			r.fetchAgain(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 		}
 		return false
@@ -575,7 +573,7 @@ func (r *run) discover(l link, referrer string) bool {
 		return false
 	}
 	r.hosts[l.host] = struct{}{}
-	r.depths[l.fp] = l.depth
+	r.depths.set(l.fp, l.depth)
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true
 }
