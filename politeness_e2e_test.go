@@ -430,6 +430,41 @@ func TestRobotsRedirects(t *testing.T) {
 	if got := loop.requests(); got["/private"] != 1 || got["/robots.txt"]+got["/a"]+got["/b"] != 6 {
 		t.Errorf("a robots.txt redirect loop: requests = %v, want 6 robots requests then no restrictions", got)
 	}
+
+	// A redirect that cannot be followed is one request, then no
+	// restrictions (RFC 9309: unavailable), not a fetch failure.
+	for _, robots := range []response{redirect(302, "http://%zz/"), {status: 302}, redirect(301, "http://[::1")} {
+		s := newSite(t, map[string]response{"/robots.txt": robots, "/": html("/private"), "/private": html()})
+		c := fast(nil)
+		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.requests(); got["/robots.txt"] != 1 || got["/private"] != 1 || len(got) != 3 {
+			t.Errorf("robots.txt redirected to %q: requests = %v, want robots.txt once, then no restrictions", robots.header["Location"], got)
+		}
+		if st := c.Stats(); len(st.Errors) != 0 || st.HostsRetired != 0 {
+			t.Errorf("robots.txt redirected to %q: errors %v, %d hosts retired; want none", robots.header["Location"], st.Errors, st.HostsRetired)
+		}
+	}
+}
+
+// A redirect whose Location does not parse is the page's bad-redirect
+// outcome: one request, no retry, no failure of its host.
+func TestBadRedirectLocation(t *testing.T) {
+	s := newSite(t, map[string]response{"/": html("/bad", "/ok"), "/bad": redirect(302, "http://%zz/"), "/ok": html()})
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	p := got.page(s.URL + "/bad")
+	if p == nil || !errors.Is(p.Err, crawler.ErrBadRedirect) || p.Status != 302 {
+		t.Fatalf("/bad: %+v, want status 302 and ErrBadRedirect", p)
+	}
+	st := c.Stats()
+	if s.count("/bad") != 1 || st.Retries != 0 || st.HostsRetired != 0 || st.Errors[crawler.KindBadRedirect] != 1 || len(st.Errors) != 1 {
+		t.Errorf("/bad requested %d times; stats %+v; want once, one bad-redirect error and nothing else", s.count("/bad"), st)
+	}
 }
 
 func TestNoFollow(t *testing.T) {

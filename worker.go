@@ -374,8 +374,9 @@ func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, e
 		if err != nil {
 			return 0, nil, err
 		}
-		next, err := r.canon.Resolve(base, resp.Header.Get("Location"))
-		if err != nil {
+		loc := resp.Header.Get("Location")
+		next, err := r.canon.Resolve(base, loc)
+		if loc == "" || err != nil {
 			return status, nil, nil // a redirect to nowhere: unavailable too
 		}
 		target = next

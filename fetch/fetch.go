@@ -104,10 +104,11 @@ type HTTPFetcher struct {
 	// literal addresses and localhost names in URLs are refused.
 	Addresses AddressPolicy
 
-	once    sync.Once
-	client  *http.Client
-	direct  *dialPolicy // the dial policy of requests without a proxy
-	proxied bool        // the transport may send requests through a proxy
+	once      sync.Once
+	client    *http.Client
+	transport http.RoundTripper // the Client's, which client wraps
+	direct    *dialPolicy       // the dial policy of requests without a proxy
+	proxied   bool              // the transport may send requests through a proxy
 }
 
 // NewTransport returns the transport the default fetcher uses: keep-alive,
@@ -151,14 +152,49 @@ func (f *HTTPFetcher) init() {
 		c.Transport = NewTransport()
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	f.client = &c
 	f.direct = &dialPolicy{policy: &f.Addresses}
-	tr := c.Transport
-	if tr == nil {
-		tr = http.DefaultTransport
+	f.transport = c.Transport
+	if f.transport == nil {
+		f.transport = http.DefaultTransport
 	}
-	if t, ok := tr.(*http.Transport); ok && t.Proxy != nil {
+	if t, ok := f.transport.(*http.Transport); ok && t.Proxy != nil {
 		f.proxied = true
+	}
+	c.Transport = hideBadLocation{f.transport}
+	f.client = &c
+}
+
+// badLocationKey is the context key of the *[]string in which
+// hideBadLocation keeps the Location values of a request's response that
+// it took out.
+type badLocationKey struct{}
+
+// hideBadLocation wraps a transport so that a redirect whose Location does
+// not parse reaches the fetcher as a response: net/http's Client would fail
+// it with an error, losing the response, before asking CheckRedirect. The
+// header goes to the slot in the request's context, and Fetch puts it back.
+type hideBadLocation struct{ http.RoundTripper }
+
+func (t hideBadLocation) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	slot, _ := req.Context().Value(badLocationKey{}).(*[]string)
+	if loc := resp.Header.Get("Location"); loc != "" && slot != nil {
+		if _, perr := req.URL.Parse(loc); perr != nil {
+			*slot = resp.Header.Values("Location")
+			resp.Header.Del("Location")
+		}
+	}
+	return resp, nil
+}
+
+// CloseIdleConnections closes the idle connections of the wrapped
+// transport, if it keeps any.
+func (t hideBadLocation) CloseIdleConnections() {
+	if c, ok := t.RoundTripper.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 
@@ -178,7 +214,9 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if f.proxied {
 		dp = &dialPolicy{policy: &f.Addresses}
 	}
-	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, dialPolicyKey{}, dp), http.MethodGet, req.URL, nil)
+	var badLocation []string // a Location that does not parse, taken out by hideBadLocation
+	ctx = context.WithValue(context.WithValue(ctx, dialPolicyKey{}, dp), badLocationKey{}, &badLocation)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
 	if err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
@@ -186,7 +224,7 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
 	if f.proxied {
-		dp.proxy = proxyAddr(f.client.Transport, hreq)
+		dp.proxy = proxyAddr(f.transport, hreq)
 	}
 	ua := req.UserAgent
 	if ua == "" {
@@ -204,6 +242,9 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: unwrapURLError(err)}
 	}
 	defer hresp.Body.Close()
+	if len(badLocation) > 0 {
+		hresp.Header["Location"] = badLocation
+	}
 
 	limit := cmp.Or(req.MaxBytes, f.MaxBodyBytes, DefaultMaxBodyBytes)
 	if limit < 0 {

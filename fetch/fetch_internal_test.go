@@ -124,3 +124,19 @@ func TestZeroAndNegative(t *testing.T) {
 		}
 	}
 }
+
+// A redirect whose Location does not parse is a response like any other,
+// its Location as sent (net/http's Client would fail it).
+func TestFetchBadLocation(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "http://%zz/")
+		w.WriteHeader(http.StatusFound)
+	}))
+	defer srv.Close()
+	f := &HTTPFetcher{Addresses: AddressPolicy{AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())}}}
+	defer f.CloseIdleConnections()
+	resp, err := f.Fetch(context.Background(), &Request{URL: srv.URL + "/"})
+	if err != nil || resp.Status != http.StatusFound || resp.Header.Get("Location") != "http://%zz/" || len(resp.Header.Values("Location")) != 1 {
+		t.Fatalf("Fetch = %+v, %v; want the 302 with its Location", resp, err)
+	}
+}
