@@ -1,11 +1,19 @@
 package main
 
 import (
-	"crawler/fetch"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net"
 	"net/netip"
+	"net/url"
 	"strings"
+	"sync"
+
+	"crawler"
+	"crawler/fetch"
 )
 
 // addressFlags are the exceptions to the fetcher's refusal of loopback,
@@ -14,6 +22,7 @@ type addressFlags struct {
 	policy fetch.AddressPolicy
 }
 
+// register binds -allow-private and -allow to a.
 func (a *addressFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.policy.AllowPrivate, "allow-private", false, "allow fetching from every address, loopback, private and link-local included (only for crawls of your own network)")
 	fs.Func("allow", "allow these addresses although special-purpose: comma-separated networks (10.1.0.0/16), addresses (10.1.2.3), address:port (127.0.0.1:8080) and host names (intranet.example.com); repeatable", a.add)
@@ -51,4 +60,50 @@ func validHostName(s string) bool {
 		}
 	}
 	return true
+}
+
+// seedHint is a Handler that, the first time a seed is refused for its
+// address (loopback, private, ...), writes to w how to allow it.
+type seedHint struct {
+	once sync.Once
+	w    io.Writer
+}
+
+// Handle writes the hint if p is a seed refused for its address, and no
+// hint was written before.
+func (h *seedHint) Handle(_ context.Context, p *crawler.Page) error {
+	if p.Referrer == "" && errors.Is(p.Err, fetch.ErrBlockedAddress) {
+		h.once.Do(func() { fmt.Fprintln(h.w, "crawl:", allowHint(p.URL)) })
+	}
+	return nil
+}
+
+// allowHint tells how to allow the refused seed u (a canonical URL):
+// -allow with its address and port, or with its host name if it has one
+// (the name is what is allowed then, whatever it resolves to), or
+// -allow-private.
+func allowHint(u string) string {
+	allow := "ADDR:PORT"
+	if pu, err := url.Parse(u); err == nil {
+		allow = allowEntry(pu)
+	}
+	return fmt.Sprintf("seed %s was refused: its address is loopback, private or otherwise special-purpose; "+
+		"to crawl it, give -allow %s (before the URLs), or -allow-private to allow every address", u, allow)
+}
+
+// allowEntry is the -allow entry that allows u: its address and port
+// (the scheme's default port if none), or its host name.
+func allowEntry(u *url.URL) string {
+	ip, err := netip.ParseAddr(u.Hostname())
+	if err != nil {
+		return u.Hostname()
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(ip.String(), port)
 }

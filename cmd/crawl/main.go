@@ -11,10 +11,15 @@
 // HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured; the proxy
 // is trusted whatever its address.
 //
+// The crawler's warnings go to stderr, one short line each (-v adds a
+// debug line per page).
+//
 // Loopback, private, link-local and other special-purpose addresses are
 // refused (counted as blocked-address errors) unless -allow lists them or
-// -allow-private is given. The demo's dialer reaches only its own loopback
-// listener.
+// -allow-private is given; a refused seed is reported with the -allow that
+// would let it through, and a crawl whose every seed was refused exits
+// with status 1 (2 is for bad usage). The demo's dialer reaches only its
+// own loopback listener.
 package main
 
 import (
@@ -47,8 +52,26 @@ func main() {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "crawl:", err)
 		}
-		os.Exit(2)
+		os.Exit(exitStatus(err))
 	}
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ err error }
+
+// Error returns the mistake's description.
+func (e usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the mistake.
+func (e usageError) Unwrap() error { return e.err }
+
+// exitStatus is the command's exit status for run's error err: 2 for bad
+// usage (-help included), 1 for a crawl that failed.
+func exitStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) || errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
 }
 
 // options are the command's flags.
@@ -65,7 +88,7 @@ type options struct {
 	sameHost, demo     bool
 	ignoreRobots       bool
 	userAgent, out     string
-	json               bool
+	json, verbose      bool
 	progress           time.Duration
 	seen               string
 	frontier           string
@@ -94,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout)")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout")
+	fs.BoolVar(&o.verbose, "v", false, "log a debug line per page on stderr, besides the warnings")
 	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
 	fs.DurationVar(&o.progress, "progress", time.Second, "progress line interval on a terminal (0: off)")
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
@@ -102,7 +126,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return nil, nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, usageError{err}
 	}
 	delaySet := false
 	fs.Visit(func(f *flag.Flag) { delaySet = delaySet || f.Name == "delay" })
@@ -112,16 +139,20 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	seeds := fs.Args()
 	if len(seeds) == 0 && !o.demo {
 		fs.Usage()
-		return nil, nil, errors.New("no seed URL given (or use -demo)")
+		return nil, nil, usageError{errors.New("no seed URL given (or use -demo)")}
 	}
 	return &o, seeds, nil
 }
 
+// run runs the command with args. It returns a usageError for a mistake
+// in args, another error if the crawl failed (every seed refused), and nil
+// if it ended or was stopped by ctx.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, seeds, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
+	con := newConsole(stderr)
 	c := &crawler.Crawler{
 		UserAgent:    o.userAgent,
 		Workers:      o.workers,
@@ -134,6 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxBytes:     o.maxBytes,
 		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},
 		Traps:        o.traps,
+		Logger:       newLogger(con, o.verbose),
 	}
 	switch o.seen {
 	case "exact":
@@ -143,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "bitmap":
 		c.Seen = seen.NewBitmap(uint64(o.seenSize) * 64) // 1.6% false positives when full
 	default:
-		return fmt.Errorf("-seen %q: want exact, bloom or bitmap", o.seen)
+		return usageError{fmt.Errorf("-seen %q: want exact, bloom or bitmap", o.seen)}
 	}
 	switch o.frontier {
 	case "fifo":
@@ -151,7 +183,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "aopic":
 		c.Frontier = &frontier.AOPIC{PerHost: o.perHost}
 	default:
-		return fmt.Errorf("-frontier %q: want fifo or aopic", o.frontier)
+		return usageError{fmt.Errorf("-frontier %q: want fifo or aopic", o.frontier)}
 	}
 	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment
@@ -160,11 +192,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer web.Close()
 		tr.DialContext, tr.Proxy = web.DialContext, nil
 		seeds = append(seeds, web.Seeds()...)
-		fmt.Fprintf(stderr, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), web.Seeds()[0])
+		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), web.Seeds()[0])
 	}
 	defer tr.CloseIdleConnections()
 	c.Fetcher = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
 
+	handlers := []crawler.Handler{&seedHint{w: con}}
 	if o.out != "" {
 		w := stdout
 		if o.out != "-" {
@@ -177,14 +210,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		jw := newJSONLines(w)
 		defer jw.Flush()
-		c.Handler = jw
+		handlers = append(handlers, jw)
 	}
+	c.Handler = crawler.Chain(handlers...)
 
-	stopProgress := startProgress(c, stderr, o.progress)
+	stopProgress := startProgress(c, con, stderr, o.progress)
 	runErr := c.Run(ctx, seeds...)
 	stopProgress()
-	if runErr != nil && ctx.Err() == nil {
-		return runErr
+	interrupted := runErr != nil && ctx.Err() != nil
+	if runErr != nil && !interrupted && !errors.Is(runErr, crawler.ErrSeedsRefused) {
+		return runErr // nothing was crawled
 	}
 	if o.hostStats != "" {
 		if err := writeHostStats(o.hostStats, stdout, c.HostStats()); err != nil {
@@ -195,19 +230,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(summaryOf(st, runErr != nil)); err != nil {
+		if err := enc.Encode(summaryOf(st, interrupted)); err != nil {
 			return err
 		}
 	} else {
-		if runErr != nil {
-			fmt.Fprintf(stderr, "crawl: interrupted, %d URLs left\n", st.Frontier)
+		if interrupted {
+			fmt.Fprintf(con, "crawl: interrupted, %d URLs left\n", st.Frontier)
 		}
-		fmt.Fprintln(stderr, "crawl:", st)
+		fmt.Fprintln(con, "crawl:", st)
 		if len(st.Errors) > 0 {
-			fmt.Fprintln(stderr, "crawl: errors:", st.ErrorSummary())
+			fmt.Fprintln(con, "crawl: errors:", st.ErrorSummary())
 		}
 	}
-	return nil
+	if interrupted {
+		return nil
+	}
+	return runErr // nil, or every seed refused: the crawl failed
 }
 
 // record is one line of -out.
@@ -297,38 +335,4 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
 	}
-}
-
-// startProgress prints a progress line every interval while stderr is a
-// terminal, and returns a function that stops it and clears the line.
-func startProgress(c *crawler.Crawler, stderr io.Writer, interval time.Duration) func() {
-	f, ok := stderr.(*os.File)
-	if !ok || interval <= 0 {
-		return func() {}
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				fmt.Fprint(f, "\r\033[K")
-				return
-			case <-t.C:
-				s := c.Stats()
-				var errs int64
-				for _, n := range s.Errors {
-					errs += n
-				}
-				fmt.Fprintf(f, "\r\033[Kpages %d  %.0f/s  frontier %d  hosts %d  errors %d",
-					s.Fetched, s.PagesPerSec, s.Frontier, s.Hosts, errs)
-			}
-		}
-	})
-	return func() { close(done); wg.Wait() }
 }
