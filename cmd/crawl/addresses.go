@@ -49,9 +49,16 @@ func (a *addressFlags) add(list string) error {
 }
 
 // validHostName reports whether s looks like a DNS name: letters, digits,
-// '-', '_' and dots, and not empty.
+// '-', '_' and dots, and not empty. A name whose last label begins with a
+// digit is not one: URLs read it as an IPv4 address ("300.1.1.1" is an
+// invalid one, not a name).
 func validHostName(s string) bool {
 	if s == "" || strings.Contains(s, "..") || strings.HasPrefix(s, ".") {
+		return false
+	}
+	last := strings.TrimSuffix(s, ".")
+	last = last[strings.LastIndex(last, ".")+1:]
+	if last == "" || '0' <= last[0] && last[0] <= '9' {
 		return false
 	}
 	for _, c := range s {

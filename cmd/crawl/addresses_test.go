@@ -42,7 +42,7 @@ func TestAllowFlags(t *testing.T) {
 	} {
 		hits.Store(0)
 		var stdout, stderr bytes.Buffer
-		args := append(slices.Clone(tc.flags), "-json", "-delay", "-1s", "-progress", "0", srv.URL+"/")
+		args := append(slices.Clone(tc.flags), "-json", "-delay", "-1s", "-progress", "-1s", srv.URL+"/")
 		err := run(context.Background(), args, &stdout, &stderr)
 		if refused := errors.Is(err, crawler.ErrSeedsRefused); refused != (tc.fetched == 0) || err != nil && !refused {
 			t.Fatalf("%s: %v\n%s", tc.name, err, stderr.String())
@@ -71,7 +71,7 @@ func TestAllowFlagParsing(t *testing.T) {
 		!slices.Equal(p.AllowHosts, []string{"Intranet.example.com"}) || p.AllowPrivate {
 		t.Errorf("policy %+v", p)
 	}
-	for _, bad := range []string{"10.0.0.0/33", "exa mple.com", "http://x.test/", "", "a..b"} {
+	for _, bad := range []string{"10.0.0.0/33", "exa mple.com", "http://x.test/", "", "a..b", "300.1.1.1", "1.2.3.4.5", "127.0.0.1:99999", "[::1]", "host.123"} {
 		if _, _, err := parseFlags([]string{"-allow", bad, "http://x.test/"}, io.Discard); err == nil {
 			t.Errorf("-allow %q accepted", bad)
 		}

@@ -75,12 +75,15 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// startProgress shows a progress line on con every interval (0: never)
-// if stderr, the console's destination, is a terminal. It returns a
-// function that stops it and erases the line.
+// startProgress shows a progress line on con every interval (0: the
+// default; negative: never) if stderr, the console's destination, is a
+// terminal. It returns a function that stops it and erases the line.
 func startProgress(c *crawler.Crawler, con *console, stderr io.Writer, interval time.Duration) func() {
-	if interval <= 0 || !isTerminal(stderr) {
+	if interval < 0 || !isTerminal(stderr) {
 		return func() {}
+	}
+	if interval == 0 {
+		interval = defaultProgress
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup

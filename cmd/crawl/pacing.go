@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"crawler/politeness"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
-	"crawler"
+	"crawler/politeness"
 )
 
 // registerPacing binds the pacing flags to p. Each flag means what its
@@ -23,41 +18,4 @@ func registerPacing(fs *flag.FlagSet, p *politeness.Pacing) {
 	fs.DurationVar(&p.Backoff, "backoff", 0, fmt.Sprintf("wait after a host's first failure (429, 5xx, no response), doubled per further failure in a row (0: %v; negative: none)", politeness.DefaultBackoff))
 	fs.DurationVar(&p.MaxBackoff, "max-backoff", 0, fmt.Sprintf("cap on the doubled backoff (0: %v; negative: no backoff)", politeness.DefaultMaxBackoff))
 	fs.IntVar(&p.MaxFailures, "max-host-failures", 0, fmt.Sprintf("failures in a row that retire a host (0: %d; negative: never)", politeness.DefaultMaxFailures))
-}
-
-// hostRecord is one line of -host-stats.
-type hostRecord struct {
-	Host           string  `json:"host"`
-	Requests       int64   `json:"requests"`
-	RobotsRequests int64   `json:"robots_requests"`
-	Bytes          int64   `json:"bytes"`
-	Errors         int64   `json:"errors"`
-	DelayMS        float64 `json:"delay_ms"`
-	Failures       int     `json:"failures"`
-	Retired        string  `json:"retired,omitempty"`
-}
-
-// writeHostStats writes hosts as JSON lines to the file named path, or to
-// stdout for "-".
-func writeHostStats(path string, stdout io.Writer, hosts []crawler.HostStats) error {
-	w := stdout
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	for _, h := range hosts {
-		if err := enc.Encode(hostRecord{
-			Host: h.Host, Requests: h.Requests, RobotsRequests: h.RobotsRequests, Bytes: h.Bytes, Errors: h.Errors,
-			DelayMS: float64(h.Delay.Microseconds()) / 1000, Failures: h.Failures, Retired: h.Retired,
-		}); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
 }

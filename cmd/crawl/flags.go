@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"crawler"
+	"crawler/canon"
+	"crawler/fetch"
+	"crawler/politeness"
+)
+
+// Defaults of the flags that are the CLI's own (not a field's).
+const (
+	// defaultSeenSize is the number of URLs -seen-size 0 sizes the bloom
+	// and bitmap sets for.
+	defaultSeenSize = 10_000_000
+	// defaultProgress is the interval of the progress line at -progress 0.
+	defaultProgress = time.Second
+)
+
+// options are the command's flags.
+type options struct {
+	maxPages, maxBytes int64
+	maxDepth, workers  int
+	perHost            int
+	maxRetries         int
+	rate               float64
+	pacing             politeness.Pacing
+	traps              crawler.Traps
+	addresses          addressFlags
+	hostStats          string
+	sameHost, demo     bool
+	ignoreRobots       bool
+	userAgent, out     string
+	json, verbose      bool
+	progress           time.Duration
+	seen               string
+	frontier           string
+	seenSize           int
+}
+
+// usageError is a mistake in the command line: a flag, its value or a
+// seed. The command exits with status 2 on one, before the crawl starts.
+type usageError struct{ err error }
+
+// Error returns the mistake's one-line description.
+func (e usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the mistake.
+func (e usageError) Unwrap() error { return e.err }
+
+// usageHead is the start of -help: what the command does, and how its
+// numbers read. The flags follow.
+const usageHead = `usage: crawl [flags] URL...
+       crawl -demo [flags]
+
+Crawls the web from the seed URLs, politely by default (robots.txt obeyed,
+one request at a time per host, at least 1s apart). Flags go before the URLs.
+
+Numbers: 0 is the default (named below), a negative value switches off what
+the flag does, except where said otherwise.
+
+Flags:
+`
+
+// parseFlags parses args into options and seeds, and checks every value
+// before anything starts. -help prints the usage to stdout and returns
+// flag.ErrHelp; any other mistake is a usageError of one line.
+func parseFlags(args []string, stdout io.Writer) (*options, []string, error) {
+	var o options
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned, in one line
+	fs.Usage = func() {}
+	registerFlags(fs, &o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprint(stdout, usageHead)
+			fs.PrintDefaults()
+			return nil, nil, err
+		}
+		return nil, nil, usageError{err}
+	}
+	if !flagSet(fs, "delay") && o.demo {
+		o.pacing.Delay = -1 // our own web on loopback
+	}
+	seeds := fs.Args()
+	if len(seeds) == 0 && !o.demo {
+		return nil, nil, usageError{errors.New("no seed URL given (or use -demo; -help for usage)")}
+	}
+	if err := errors.Join(o.validate(), validateSeeds(seeds)); err != nil {
+		return nil, nil, usageError{err}
+	}
+	return &o, seeds, nil
+}
+
+// registerFlags binds every flag to its field of o.
+func registerFlags(fs *flag.FlagSet, o *options) {
+	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many page requests (0 or negative: no limit)")
+	fs.Int64Var(&o.maxBytes, "max-bytes", 0, "stop starting fetches after this many body bytes (0 or negative: no limit)")
+	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0 or negative: no limit)")
+	fs.IntVar(&o.workers, "workers", 0, fmt.Sprintf("pages processed at once (0: %d; negative: an error)", crawler.DefaultWorkers))
+	fs.IntVar(&o.perHost, "per-host", 0, "requests in flight per host (0: 1; negative: no limit but -workers)")
+	fs.IntVar(&o.maxRetries, "max-retries", 0, fmt.Sprintf("times a failed request's URL is tried again (0: %d; negative: none)", crawler.DefaultMaxRetries))
+	fs.Float64Var(&o.rate, "rate", 0, "requests per second of the whole crawl, robots.txt included (0 or negative: no bound beyond per-host pacing; NaN and infinities: an error)")
+	registerPacing(fs, &o.pacing)
+	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout); the file is created before the crawl starts")
+	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
+	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
+	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
+	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
+	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
+	fs.BoolVar(&o.verbose, "v", false, "log a debug line per page on stderr, besides the warnings")
+	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
+	fs.DurationVar(&o.progress, "progress", 0, fmt.Sprintf("progress line interval on stderr, shown only on a terminal (0: %v; negative: off)", defaultProgress))
+	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
+	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
+	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
+	registerTraps(fs, &o.traps)
+	o.addresses.register(fs)
+}
+
+// flagSet reports whether the flag called name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// validate reports the values no crawl can run with, one error (of one
+// line) per flag, each naming its flag.
+func (o *options) validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(o.workers >= 0, "-workers %d: want 0 (the default, %d) or more", o.workers, crawler.DefaultWorkers)
+	check(finite(o.rate), "-rate %v: want a number (0 or negative: no bound)", o.rate)
+	check(finite(o.pacing.DelayFactor), "-delay-factor %v: want a number (0: the default; negative: none)", o.pacing.DelayFactor)
+	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
+	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
+	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
+	if i := controlChar(o.userAgent); i >= 0 {
+		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
+	}
+	return errors.Join(errs...)
+}
+
+// finite reports whether f is neither NaN nor infinite.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// controlChar returns the index of the first ASCII control character
+// (tab, CR and LF included) in s, or -1.
+func controlChar(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// validateSeeds reports the seeds that are not http(s) URLs the crawler
+// can fetch, as Run would.
+func validateSeeds(seeds []string) error {
+	var c canon.Canonicalizer // the rules of a Crawler whose Canon is nil
+	var errs []error
+	for _, s := range seeds {
+		if _, err := c.Canonical(s); err != nil {
+			errs = append(errs, fmt.Errorf("bad seed: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"crawler"
+)
+
+// output is where one flag's output goes: a file created before the
+// crawl starts, or stdout for "-". Its errors name the flag.
+type output struct {
+	flag string
+	w    io.Writer
+	file *os.File // nil for stdout
+}
+
+// openOutput opens the output of the flag called name at path: stdout for
+// "-", otherwise the file, created or truncated now so that a path that
+// cannot be written is an error before the crawl.
+func openOutput(name, path string, stdout io.Writer) (*output, error) {
+	if path == "-" {
+		return &output{flag: name, w: stdout}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-%s: %w", name, err)
+	}
+	return &output{flag: name, w: f, file: f}, nil
+}
+
+// Close closes the file, if the output is one, and returns the error of
+// the close (a write the file system could not complete), naming the flag.
+func (o *output) Close() error {
+	if o == nil || o.file == nil {
+		return nil
+	}
+	if err := o.file.Close(); err != nil {
+		return fmt.Errorf("-%s: %w", o.flag, err)
+	}
+	return nil
+}
+
+// outputs are the -out and -host-stats outputs of a crawl, nil when not
+// asked for.
+type outputs struct {
+	pages, hosts *output
+}
+
+// openOutputs opens the outputs o asks for; on an error, none stays open.
+func openOutputs(o *options, stdout io.Writer) (*outputs, error) {
+	var outs outputs
+	var err error
+	if o.out != "" {
+		if outs.pages, err = openOutput("out", o.out, stdout); err != nil {
+			return nil, err
+		}
+	}
+	if o.hostStats != "" {
+		if outs.hosts, err = openOutput("host-stats", o.hostStats, stdout); err != nil {
+			outs.Close()
+			return nil, err
+		}
+	}
+	return &outs, nil
+}
+
+// Close closes the outputs and returns their errors.
+func (outs *outputs) Close() error {
+	return errors.Join(outs.pages.Close(), outs.hosts.Close())
+}
+
+// record is one line of -out.
+type record struct {
+	URL         string  `json:"url"`
+	Status      int     `json:"status"`
+	Depth       int     `json:"depth"`
+	Importance  float64 `json:"importance,omitempty"`
+	ContentType string  `json:"content_type,omitempty"`
+	Bytes       int     `json:"bytes"`
+	Links       int     `json:"links"`
+	FetchMS     float64 `json:"fetch_ms"`
+	Redirect    string  `json:"redirect,omitempty"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// jsonLines is a Handler writing one record per page to an output; safe
+// for concurrent use.
+type jsonLines struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+// newJSONLines returns a jsonLines writing to out.
+func newJSONLines(out *output) *jsonLines {
+	bw := bufio.NewWriter(out.w)
+	return &jsonLines{w: bw, enc: json.NewEncoder(bw)}
+}
+
+// Handle writes p's record.
+func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
+	r := record{
+		URL: p.URL, Status: p.Status, Depth: p.Depth, Importance: p.Importance, ContentType: p.ContentType,
+		Bytes: len(p.Body), Links: len(p.Links), Redirect: p.Redirect,
+		FetchMS: float64(p.Duration.Microseconds()) / 1000,
+	}
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err == nil {
+		j.err = j.enc.Encode(r)
+	}
+	return j.err
+}
+
+// Flush writes what is buffered.
+func (j *jsonLines) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.w.Flush()
+}
+
+// hostRecord is one line of -host-stats.
+type hostRecord struct {
+	Host           string  `json:"host"`
+	Requests       int64   `json:"requests"`
+	RobotsRequests int64   `json:"robots_requests"`
+	Bytes          int64   `json:"bytes"`
+	Errors         int64   `json:"errors"`
+	DelayMS        float64 `json:"delay_ms"`
+	Failures       int     `json:"failures"`
+	Retired        string  `json:"retired,omitempty"`
+}
+
+// writeHostStats writes hosts to out, one JSON line each.
+func writeHostStats(out *output, hosts []crawler.HostStats) error {
+	bw := bufio.NewWriter(out.w)
+	enc := json.NewEncoder(bw)
+	for _, h := range hosts {
+		if err := enc.Encode(hostRecord{
+			Host: h.Host, Requests: h.Requests, RobotsRequests: h.RobotsRequests, Bytes: h.Bytes, Errors: h.Errors,
+			DelayMS: float64(h.Delay.Microseconds()) / 1000, Failures: h.Failures, Retired: h.Retired,
+		}); err != nil {
+			return fmt.Errorf("-%s: %w", out.flag, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("-%s: %w", out.flag, err)
+	}
+	return nil
+}
+
+// summary is the -json output.
+type summary struct {
+	Interrupted      bool             `json:"interrupted"`
+	Requests         int64            `json:"requests"`
+	Fetched          int64            `json:"fetched"`
+	Bytes            int64            `json:"bytes"`
+	Status           map[int]int64    `json:"status"`
+	Errors           map[string]int64 `json:"errors"`
+	Redirects        int64            `json:"redirects"`
+	RobotsFetched    int64            `json:"robots_fetched"`
+	RobotsBlocked    int64            `json:"robots_blocked"`
+	Retries          int64            `json:"retries"`
+	HostsRetired     int64            `json:"hosts_retired"`
+	Duplicates       int64            `json:"duplicates"`
+	OutOfScope       int64            `json:"out_of_scope"`
+	Traps            map[string]int64 `json:"traps"`
+	TrapPatterns     []string         `json:"trap_patterns"`
+	DuplicateContent int64            `json:"duplicate_content"`
+	Seen             int              `json:"seen"`
+	Frontier         int              `json:"frontier"`
+	Hosts            int              `json:"hosts"`
+	ElapsedSec       float64          `json:"elapsed_sec"`
+	PagesPerSec      float64          `json:"pages_per_sec"`
+}
+
+// summaryOf is the -json summary of s.
+func summaryOf(s crawler.Stats, interrupted bool) summary {
+	return summary{
+		Interrupted: interrupted, Requests: s.Requests, Fetched: s.Fetched, Bytes: s.Bytes,
+		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
+		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
+		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
+		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent,
+		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
+		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
+	}
+}
+
+// writeJSONSummary writes the -json summary of s to stdout.
+func writeJSONSummary(stdout io.Writer, s crawler.Stats, interrupted bool) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(summaryOf(s, interrupted)); err != nil {
+		return fmt.Errorf("-json: %w", err)
+	}
+	return nil
+}
+
+// writeTextSummary writes the summary of s for people to con; stopped is
+// why the crawl stopped early, nil if it did not.
+func writeTextSummary(con io.Writer, s crawler.Stats, stopped error) {
+	if stopped != nil {
+		fmt.Fprintf(con, "crawl: interrupted (%v), %d URLs left\n", stopped, s.Frontier)
+	}
+	fmt.Fprintln(con, "crawl:", s)
+	if len(s.Errors) > 0 {
+		fmt.Fprintln(con, "crawl: errors:", s.ErrorSummary())
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every bad flag value is refused before the crawl starts: exit 2, one
+// line on stderr naming the flag, nothing on stdout, no request sent (the
+// seed is allowed, so a crawl that started would reach the server), and
+// with -demo no demo web started (it would say so on stderr).
+func TestBadFlagValues(t *testing.T) {
+	s := newSite(t)
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "file.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string // in the error line
+	}{
+		{[]string{"-workers", "-5"}, "-workers -5"},
+		{[]string{"-rate", "NaN"}, "-rate NaN"},
+		{[]string{"-rate", "+Inf"}, "-rate +Inf"},
+		{[]string{"-rate", "-Inf"}, "-rate -Inf"},
+		{[]string{"-seen-size", "-1"}, "-seen-size -1"},
+		{[]string{"-seen", "bloom", "-seen-size", "-1"}, "-seen-size -1"},
+		{[]string{"-delay-factor", "-Inf"}, "-delay-factor -Inf"},
+		{[]string{"-delay-factor", "NaN"}, "-delay-factor NaN"},
+		{[]string{"-allow", "300.1.1.1"}, "flag -allow"},
+		{[]string{"-allow", "10.0.0.0/33"}, "flag -allow"},
+		{[]string{"-user-agent", "bot/1\r\nX-Injected: 1"}, "-user-agent"},
+		{[]string{"-user-agent", "bot/1\x01"}, "-user-agent"},
+		{[]string{"-user-agent", "bot/1\t(+x)"}, "-user-agent"},
+		{[]string{"-host-stats", missing}, "-host-stats"},
+		{[]string{"-out", missing}, "-out"},
+		{[]string{"-seen", "cuckoo"}, "-seen"},
+		{[]string{"-frontier", "dfs"}, "-frontier"},
+		{[]string{"-max-pages", "x"}, "flag -max-pages"},
+		{[]string{"-delay", "1"}, "flag -delay"},
+		{[]string{"-no-such-flag"}, "-no-such-flag"},
+		{[]string{"-demo", "-workers", "-1"}, "-workers -1"},
+		{[]string{"-demo", "-out", missing}, "-out"},
+		{[]string{"-demo", "-rate", "NaN"}, "-rate NaN"},
+	} {
+		args := append([]string{"-allow", s.addr(), "-delay", "-1s", "-max-pages", "3"}, tc.args...)
+		r := runCrawl(t, nil, append(args, s.URL+"/")...)
+		line := strings.TrimSuffix(r.stderr, "\n")
+		if r.code != 2 || strings.Contains(line, "\n") || !strings.HasPrefix(line, "crawl: ") || !strings.Contains(line, tc.want) || r.stdout != "" {
+			t.Errorf("crawl %q: exit %d, stdout %q, stderr:\n%s\nwant exit 2, one line naming %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+		}
+		if n := s.requests.Load(); n != 0 {
+			t.Fatalf("crawl %q: %d requests reached the server, want none", tc.args, n)
+		}
+	}
+}
+
+// The values the rule reads as the default (0) or as off (negative) are
+// not errors: the crawl runs.
+func TestDefaultAndOffValuesAccepted(t *testing.T) {
+	s := newSite(t)
+	for _, args := range [][]string{
+		{"-per-host", "0"}, {"-per-host", "-1"}, {"-seen-size", "0"}, {"-seen", "bitmap", "-seen-size", "0"},
+		{"-workers", "0"}, {"-rate", "-1"}, {"-progress", "-1s"}, {"-progress", "0"}, {"-delay-factor", "-1"},
+		{"-user-agent", "bot/1 (+https://example.com/bot; é)"},
+	} {
+		before := s.requests.Load()
+		r := runCrawl(t, nil, append(append([]string{"-allow", s.addr(), "-delay", "-1s"}, args...), s.URL+"/")...)
+		if r.code != 0 || s.requests.Load()-before != 4 {
+			t.Errorf("crawl %q: exit %d, %d requests, stderr:\n%s\nwant 0 and 4 requests", args, r.code, s.requests.Load()-before, r.stderr)
+		}
+	}
+}
