@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -248,5 +249,36 @@ func TestSpearman(t *testing.T) {
 		if got := spearman(tt.xs, tt.ys); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("spearman(%v, %v) = %v, want %v", tt.xs, tt.ys, got, tt.want)
 		}
+	}
+}
+
+// A redirect passes its importance to its target: Top ranks the pages
+// fetched, not the redirects that led to them, and a page reached through
+// redirects from many links ranks above pages with one link.
+func TestAOPICRedirectsPassImportance(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/":   html("/r1", "/r2", "/a", "/b"),
+		"/a":  html("/r1"),
+		"/b":  html("/r2"),
+		"/r1": redirect(301, "/t"),
+		"/r2": redirect(302, "/r1"),
+		"/t":  html(),
+	})
+	f := new(frontier.AOPIC)
+	c := fast(nil)
+	c.Frontier = f
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	top := f.Top(10)
+	var urls []string
+	for _, r := range top {
+		urls = append(urls, strings.TrimPrefix(r.URL, s.URL))
+	}
+	if len(urls) != 4 || slices.Contains(urls, "/r1") || slices.Contains(urls, "/r2") {
+		t.Errorf("Top = %q, want the 4 pages and no redirect", urls)
+	}
+	if i := slices.Index(urls, "/t"); i < 0 || i > slices.Index(urls, "/a") || i > slices.Index(urls, "/b") {
+		t.Errorf("Top = %q, want the redirects' target /t above /a and /b, linked once each", urls)
 	}
 }

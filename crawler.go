@@ -380,6 +380,7 @@ type outcome struct {
 	next      time.Time // when its host may be contacted again
 	links     []link    // links to follow (canonical, in scope)
 	linkFPs   []uint64  // fingerprints of all the page's out-links and its redirect target
+	redirect  bool      // a redirect followed: linkFPs holds its target alone
 	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
 	html      bool      // a 2xx HTML page was read: content is set
 	content   uint64    // fingerprint of its content (see Traps.DuplicatePages)
@@ -423,7 +424,7 @@ func (r *run) loop(ctx context.Context) error {
 		for _, l := range o.links {
 			r.discover(l, o.entry.URL)
 		}
-		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs})
+		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect})
 		if !o.retry {
 			r.finished(o)
 		}

@@ -325,6 +325,7 @@ func (r *run) handle(ctx context.Context, p *Page, o *outcome) {
 // for the scheduler, dropping those out of scope.
 func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 	if p.Redirect != "" && p.Err == nil {
+		o.redirect = true
 		r.addLink(o, p.Redirect, e.Depth, e.Hops+1)
 	}
 	if len(p.Links) == 0 {

@@ -65,6 +65,8 @@ type AOPIC struct {
 	n       int           // waiting pages
 	inGroup [groups]int   // waiting pages of the hosts in each group
 
+	redirects map[int32]uint64 // the pages that were redirects, to their targets
+
 	lambda   float64 // credit of the virtual page lambda
 	lift     float64 // credit lambda gave so far to a page of group 0; one of group k got lift·groupRate(k)
 	received float64 // credit received through links by all pages so far, seeds' included
@@ -134,6 +136,7 @@ func (a *AOPIC) Push(e Entry) {
 		if p := &a.pages[i]; p.fetched() {
 			// Fetched, and pushed again: back in its host's queue with
 			// no credit of its own (it was spent) and its history.
+			delete(a.redirects, i)
 			p.rec = a.hosts[p.host].keep(e)
 			a.enqueue(i, 0, p.history)
 		}
@@ -212,10 +215,13 @@ func (a *AOPIC) Done(e Entry, r Result) {
 	if r.Next.After(h.readyAt) {
 		h.readyAt = r.Next
 	}
-	if r.Retry {
+	switch {
+	case r.Retry:
 		p.rec = h.keep(e)
 		a.enqueue(i, p.credit, p.history)
-	} else {
+	case r.Redirect && len(r.Links) == 1:
+		a.redirect(i, r.Links[0])
+	default:
 		a.spend(i, r.Links)
 	}
 	a.schedule(h)
@@ -248,14 +254,21 @@ func (a *AOPIC) spend(i int32, links []uint64) {
 
 // give adds credit c to the page with fingerprint fp.
 func (a *AOPIC) give(fp uint64, c float64) {
-	i, ok := a.find(fp)
+	i, ok := a.follow(fp)
 	if !ok {
 		a.lambda += c
 		return
 	}
 	a.received += c
+	a.pages[i].history += c
+	a.deposit(i, c)
+}
+
+// deposit adds credit c to page i: to its credit if it waits (moving it
+// up its host's queue) or is handed out, to its host's waiting pages if it
+// was fetched.
+func (a *AOPIC) deposit(i int32, c float64) {
 	p := &a.pages[i]
-	p.history += c
 	switch {
 	case p.fetched():
 		a.passOn(a.hosts[p.host], c)
@@ -269,6 +282,46 @@ func (a *AOPIC) give(fp uint64, c float64) {
 			a.hostFix(h.heap, h)
 		}
 	}
+}
+
+// redirect marks page i, handed out, a redirect to the page target: its
+// credit and its history go to the target whole (untaxed: a redirect is
+// one page under two URLs), and so does what links to it bring later. If
+// the frontier does not know the target, the credit goes to lambda and the
+// history stays.
+func (a *AOPIC) redirect(i int32, target uint64) {
+	p := &a.pages[i]
+	c := p.credit
+	p.credit, p.pos = 0, posFetched
+	if a.redirects == nil {
+		a.redirects = map[int32]uint64{}
+	}
+	a.redirects[i] = target
+	j, ok := a.follow(target)
+	if !ok {
+		a.lambda += c
+		return
+	}
+	a.pages[j].history += p.history // already counted in a.received
+	p.history = 0
+	a.deposit(j, c)
+}
+
+// maxRedirects bounds the redirect hops follow takes, against loops.
+const maxRedirects = 32
+
+// follow finds the page of fp, or, if fp is a redirect, of its target,
+// following hops.
+func (a *AOPIC) follow(fp uint64) (int32, bool) {
+	i, ok := a.find(fp)
+	for range maxRedirects {
+		target, isRedirect := a.redirects[i]
+		if !ok || !isRedirect {
+			return i, ok
+		}
+		i, ok = a.find(target)
+	}
+	return 0, false
 }
 
 // best returns the ready host with the best page, and that page's credit.
@@ -367,10 +420,10 @@ func (a *AOPIC) Hosts() int { return len(a.hosts) }
 
 // Importance reports the importance of the page with fingerprint fp,
 // waiting, handed out or fetched: its share of all the credit received by
-// pages so far. It reports false if the frontier does not know fp.
-// Cost: O(1).
+// pages so far; that of a redirect is its target's. It reports false if
+// the frontier does not know fp. Cost: O(1).
 func (a *AOPIC) Importance(fp uint64) (float64, bool) {
-	i, ok := a.find(fp)
+	i, ok := a.follow(fp)
 	if !ok {
 		return 0, false
 	}
@@ -385,8 +438,8 @@ func (a *AOPIC) importance(i int32) float64 {
 }
 
 // Top returns the n known pages with the highest importance, highest
-// first (ties: the page pushed first). It is a snapshot, and costs
-// O(p log n) for p known pages.
+// first (ties: the page pushed first), redirects left out. It is a
+// snapshot, and costs O(p log n) for p known pages.
 func (a *AOPIC) Top(n int) []Ranked {
 	if n <= 0 {
 		return nil
@@ -404,6 +457,9 @@ func (a *AOPIC) Top(n int) []Ranked {
 	before := func(i, j int) bool { return worse(best[i], best[j]) }
 	swap := func(i, j int) { best[i], best[j] = best[j], best[i] }
 	for i := range int32(len(a.pages)) {
+		if _, ok := a.redirects[i]; ok {
+			continue // no page of its own
+		}
 		if len(best) < n {
 			best = append(best, i)
 			heapUp(len(best)-1, before, swap)

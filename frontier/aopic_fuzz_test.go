@@ -27,6 +27,19 @@ type modelPage struct {
 	e                frontier.Entry
 	credit, history  float64
 	waiting, fetched bool
+	redirect         bool   // a redirect, whose target takes all that comes to it
+	target           uint64 // a redirect's target, which may not be known
+}
+
+// resolve follows redirects from p to the page that takes what comes to p.
+func (m *aopicModel) resolve(p *modelPage) *modelPage {
+	for range 32 {
+		if p == nil || !p.redirect {
+			return p
+		}
+		p = m.byFP[p.target]
+	}
+	return nil
 }
 
 func (m *aopicModel) push(e frontier.Entry) {
@@ -113,6 +126,22 @@ func (m *aopicModel) done(e frontier.Entry, r frontier.Result) {
 	p.fetched = true
 	c := p.credit
 	p.credit = 0
+	if r.Redirect && len(r.Links) == 1 {
+		p.redirect, p.target = true, r.Links[0]
+		q := m.resolve(p)
+		if q == nil {
+			m.lambda += c
+			return
+		}
+		q.history += p.history
+		p.history = 0
+		if q.fetched {
+			m.passOn(q.e.Host, c)
+		} else {
+			q.credit += c
+		}
+		return
+	}
 	if len(r.Links) == 0 {
 		m.lambda += c
 		return
@@ -120,7 +149,7 @@ func (m *aopicModel) done(e frontier.Entry, r frontier.Result) {
 	m.lambda += c * m.tax
 	share := (c - c*m.tax) / float64(len(r.Links))
 	for _, fp := range r.Links {
-		q := m.byFP[fp]
+		q := m.resolve(m.byFP[fp])
 		if q == nil {
 			m.lambda += share
 			continue
@@ -238,6 +267,10 @@ func FuzzAOPIC(f *testing.F) {
 				for k := range arg % 7 {
 					r.Links = append(r.Links, n+2-uint64(k*k)) // n+1 and n+2 are not known
 				}
+				if len(r.Links) == 1 && arg%3 == 0 { // a redirect, to n+2 (unknown) or a page known
+					r.Redirect = true
+					r.Links[0] = n + 2 - uint64(arg%5)
+				}
 				a.Done(e, r)
 				m.done(e, r)
 			case 7: // time passes
@@ -251,7 +284,15 @@ func FuzzAOPIC(f *testing.F) {
 			}
 			for _, p := range m.pages {
 				imp, ok := a.Importance(p.e.FP)
-				if c := a.Credit(p.e.FP); !ok || !near(c, p.credit) || !near(imp, m.importance(p)) {
+				want := m.importance(p)
+				if p.redirect {
+					if q := m.resolve(p); q == nil {
+						want, ok = 0, !ok // the frontier does not know where it leads
+					} else {
+						want = m.importance(q)
+					}
+				}
+				if c := a.Credit(p.e.FP); !ok || !near(c, p.credit) || !near(imp, want) {
 					t.Fatalf("page %s: credit %v, importance %v, model %v, %v", p.e.URL, c, imp, p.credit, m.importance(p))
 				}
 			}

@@ -82,6 +82,41 @@ func TestAOPICSeedSharesCredit(t *testing.T) {
 	}
 }
 
+// A redirect is one page under two URLs: its credit and its history go to
+// its target whole, untaxed, so do the shares links bring it later, and
+// Top ranks the target, not the redirect.
+func TestAOPICRedirect(t *testing.T) {
+	var a frontier.AOPIC
+	s := seed("a", 1)
+	a.Push(s)
+	a.Push(child(s, "a", 2)) // the redirect's target
+	a.Push(child(s, "b", 3)) // a page linking to the redirect, later
+	a.Done(mustNext(t, &a, t0), frontier.Result{Links: []uint64{2}, Redirect: true})
+	wantCredit(t, &a, 2, 1)
+	wantLambda(t, &a, 0)
+	wantImportance(t, &a, 2, 1) // the seed's history moved to the target
+	wantImportance(t, &a, 1, 1) // the redirect's is its target's
+
+	b, ok, _ := a.Next(t0)
+	if !ok || b.FP != 2 {
+		t.Fatalf("Next = %+v, %v; want the target", b, ok)
+	}
+	a.Done(b, frontier.Result{Links: []uint64{1, 3}}) // links back to the redirect
+	// The share sent to the redirect reached its target, fetched, which
+	// passes it on to its host's waiting pages: none, so lambda takes it.
+	wantCredit(t, &a, 3, 0.45)
+	wantLambda(t, &a, 0.1+0.45)
+	top := a.Top(10)
+	for _, r := range top {
+		if r.FP == 1 {
+			t.Errorf("Top ranks the redirect: %+v", top)
+		}
+	}
+	if len(top) != 2 || top[0].FP != 2 {
+		t.Errorf("Top = %+v, want the target first, then the other page", top)
+	}
+}
+
 func TestAOPICTax(t *testing.T) {
 	a := frontier.AOPIC{Tax: 0.5}
 	s := seed("a", 1)

@@ -52,6 +52,10 @@ type Result struct {
 	// not. Importance-based frontiers spend credit on them; FIFO ignores
 	// them. The slice belongs to the frontier after Done.
 	Links []uint64
+	// Redirect reports that the entry was a redirect to Links[0], its one
+	// link: no page of its own. AOPIC passes its credit and its history to
+	// the target whole, and leaves it out of its ranking.
+	Redirect bool
 }
 
 // Frontier is the set of URLs still to fetch and the policy that orders
