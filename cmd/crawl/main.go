@@ -20,8 +20,9 @@
 // refused (counted as blocked-address errors) unless -allow lists them or
 // -allow-private is given; a refused seed is reported with the -allow that
 // would let it through, and a crawl whose every seed was refused exits
-// with status 1 (2 is for bad usage). The demo's dialer reaches only its
-// own loopback listener.
+// with status 1 (2 is for bad usage). So does a crawl whose output could
+// not be written (a write error of -out stops the crawl at once). The
+// demo's dialer reaches only its own loopback listener.
 package main
 
 import (
@@ -88,7 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	cr := newCrawl(o, outs, stdout, stderr)
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	cr := newCrawl(o, outs, stdout, stderr, fail)
 	fetcher, demoSeeds, closeFetcher := startFetcher(o, cr.con)
 	defer closeFetcher()
 	cr.c.Fetcher = fetcher
@@ -109,13 +112,13 @@ type crawl struct {
 }
 
 // newCrawl sets up the crawl o asks for, writing to outs, stdout and
-// stderr.
-func newCrawl(o *options, outs *outputs, stdout, stderr io.Writer) *crawl {
+// stderr; fail stops it (with the first error writing -out).
+func newCrawl(o *options, outs *outputs, stdout, stderr io.Writer, fail func(error)) *crawl {
 	cr := &crawl{o: o, con: newConsole(stderr), stdout: stdout, outs: outs}
 	cr.c = newCrawler(o, cr.con)
 	handlers := []crawler.Handler{&seedHint{w: cr.con}}
 	if outs.pages != nil {
-		cr.pages = newJSONLines(outs.pages)
+		cr.pages = newJSONLines(outs.pages, fail)
 		handlers = append(handlers, cr.pages)
 	}
 	cr.c.Handler = crawler.Chain(handlers...)
@@ -183,7 +186,7 @@ func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []strin
 // finish writes what remains once Run has returned runErr: the pages
 // still buffered, the host stats and the summary. It returns why the
 // crawl failed: runErr, unless the crawl was only stopped early, and the
-// errors of the host stats and summary that could not be written.
+// errors of output that could not be written.
 func (cr *crawl) finish(runErr error) error {
 	var stopped *crawler.StoppedError
 	if errors.As(runErr, &stopped) {
@@ -191,7 +194,7 @@ func (cr *crawl) finish(runErr error) error {
 	}
 	errs := []error{runErr}
 	if cr.pages != nil {
-		cr.pages.Flush()
+		errs = append(errs, cr.pages.Flush())
 	}
 	if cr.outs.hosts != nil {
 		errs = append(errs, writeHostStats(cr.outs.hosts, cr.c.HostStats()))
@@ -206,6 +209,6 @@ func (cr *crawl) finish(runErr error) error {
 		}
 		writeTextSummary(cr.con, st, cause)
 	}
-	cr.outs.Close()
+	errs = append(errs, cr.outs.Close())
 	return errors.Join(errs...)
 }

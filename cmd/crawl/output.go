@@ -91,18 +91,24 @@ type record struct {
 }
 
 // jsonLines is a Handler writing one record per page to an output; safe
-// for concurrent use.
+// for concurrent use. Its first write error is kept, returned by the
+// Handle that met it and by Flush, and passed to fail, which stops the
+// crawl; the pages handled after it are dropped without a word (the crawl
+// is stopping, and the error is reported at its end).
 type jsonLines struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	enc *json.Encoder
-	err error
+	mu   sync.Mutex
+	out  *output
+	w    *bufio.Writer
+	enc  *json.Encoder
+	err  error
+	fail func(error)
 }
 
-// newJSONLines returns a jsonLines writing to out.
-func newJSONLines(out *output) *jsonLines {
+// newJSONLines returns a jsonLines writing to out, which calls fail with
+// its first write error.
+func newJSONLines(out *output, fail func(error)) *jsonLines {
 	bw := bufio.NewWriter(out.w)
-	return &jsonLines{w: bw, enc: json.NewEncoder(bw)}
+	return &jsonLines{out: out, w: bw, enc: json.NewEncoder(bw), fail: fail}
 }
 
 // Handle writes p's record.
@@ -117,17 +123,30 @@ func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.err != nil {
+		return nil
+	}
+	j.check(j.enc.Encode(r))
+	return j.err
+}
+
+// Flush writes what is buffered, and returns the first write error.
+func (j *jsonLines) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.err == nil {
-		j.err = j.enc.Encode(r)
+		j.check(j.w.Flush())
 	}
 	return j.err
 }
 
-// Flush writes what is buffered.
-func (j *jsonLines) Flush() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.w.Flush()
+// check keeps err, the first write error, naming the flag, and calls
+// fail with it; j.mu is held.
+func (j *jsonLines) check(err error) {
+	if err != nil {
+		j.err = fmt.Errorf("-%s: %w", j.out.flag, err)
+		j.fail(j.err)
+	}
 }
 
 // hostRecord is one line of -host-stats.
