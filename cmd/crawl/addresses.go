@@ -95,7 +95,7 @@ func allowHint(u string) string {
 		allow = allowEntry(pu)
 	}
 	return fmt.Sprintf("seed %s was refused: its address is loopback, private or otherwise special-purpose; "+
-		"to crawl it, give -allow %s (before the URLs), or -allow-private to allow every address", u, allow)
+		"to crawl it, give -allow %s (before the URLs), or -allow-private to allow every address", shortURL(u), allow)
 }
 
 // allowEntry is the -allow entry that allows u: its address and port

@@ -5,8 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"crawler"
 )
@@ -48,7 +50,8 @@ func (c *console) eraseProgress() {
 }
 
 // newLogger returns the Crawler's logger: short text lines on w, without
-// time, at level Warn, or Debug (a line per page) if verbose.
+// time, at level Warn, or Debug (a line per page) if verbose; the URLs in
+// its values are shortened.
 func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	level := slog.LevelWarn
 	if verbose {
@@ -57,10 +60,17 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: compactAttr}))
 }
 
-// compactAttr drops the time of a log record.
+// compactAttr drops the time of a log record and shortens the URLs in
+// string and error values.
 func compactAttr(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 && a.Key == slog.TimeKey {
 		return slog.Attr{}
+	}
+	switch v := a.Value.Any().(type) {
+	case string:
+		a.Value = slog.StringValue(shortenURLs(v))
+	case error:
+		a.Value = slog.StringValue(shortenURLs(v.Error()))
 	}
 	return a
 }
@@ -115,4 +125,77 @@ func progressLine(s crawler.Stats) string {
 		errs += n
 	}
 	return fmt.Sprintf("pages %d  %.0f/s  frontier %d  hosts %d  errors %d", s.Fetched, s.PagesPerSec, s.Frontier, s.Hosts, errs)
+}
+
+// maxURLBytes is the most bytes of a URL that a message quotes.
+const maxURLBytes = 200
+
+// shortURL returns u if it has at most maxURLBytes bytes, and otherwise
+// its start and end around an ellipsis, maxURLBytes bytes in all, cut at
+// UTF-8 character boundaries.
+func shortURL(u string) string {
+	if len(u) <= maxURLBytes {
+		return u
+	}
+	const ellipsis = "…"
+	const tail = 40
+	head := maxURLBytes - tail - len(ellipsis)
+	for head > 0 && !utf8.RuneStart(u[head]) {
+		head--
+	}
+	from := len(u) - tail
+	for from < len(u) && !utf8.RuneStart(u[from]) {
+		from++
+	}
+	return u[:head] + ellipsis + u[from:]
+}
+
+// shortenURLs shortens (with shortURL) every word of msg longer than
+// maxURLBytes: a run of bytes without spaces, or a double-quoted string
+// as Go quotes it, whose inside is shortened. Canonical URLs contain no
+// space, errors quote other URLs, and nothing else the crawler prints has
+// words that long, so these are the URLs of the message.
+func shortenURLs(msg string) string {
+	if len(msg) <= maxURLBytes {
+		return msg
+	}
+	var b strings.Builder
+	for msg != "" {
+		n := wordLen(msg)
+		word := msg[:n]
+		if n > maxURLBytes {
+			if quoted := n >= 2 && word[0] == '"' && word[n-1] == '"'; quoted {
+				word = `"` + shortURL(word[1:n-1]) + `"`
+			} else {
+				word = shortURL(word)
+			}
+		}
+		b.WriteString(word)
+		msg = msg[n:]
+	}
+	return b.String()
+}
+
+// wordLen returns the length of the first word of s, as shortenURLs reads
+// words: a space, a double-quoted string up to its closing quote (or the
+// end of s), or a run of bytes up to a space or quote.
+func wordLen(s string) int {
+	switch {
+	case s[0] == ' ':
+		return 1
+	case s[0] == '"':
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(s)
+	}
+	if i := strings.IndexAny(s, ` "`); i > 0 {
+		return i
+	}
+	return len(s)
 }

@@ -168,13 +168,14 @@ func controlChar(s string) int {
 }
 
 // validateSeeds reports the seeds that are not http(s) URLs the crawler
-// can fetch, as Run would.
+// can fetch, as Run would. The errors quote the URLs (canon's do),
+// shortened.
 func validateSeeds(seeds []string) error {
 	var c canon.Canonicalizer // the rules of a Crawler whose Canon is nil
 	var errs []error
 	for _, s := range seeds {
 		if _, err := c.Canonical(s); err != nil {
-			errs = append(errs, fmt.Errorf("bad seed: %w", err))
+			errs = append(errs, fmt.Errorf("bad seed: %s", shortenURLs(err.Error())))
 		}
 	}
 	return errors.Join(errs...)

@@ -6,12 +6,14 @@
 // It writes one JSON object per fetched page to -out (JSON Lines: url,
 // status, depth, content_type, bytes, links, fetch_ms, error) and a summary
 // at the end: as text on stderr, or as JSON on stdout with -json. While it
-// runs, a progress line is shown on stderr if stderr is a terminal. Ctrl-C
-// stops the crawl cleanly and still prints the summary. Every flag value
-// and seed is checked before anything starts: a bad one is a one-line
-// error and exit status 2. The standard
-// HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured; the proxy
-// is trusted whatever its address.
+// runs, a progress line is shown on stderr if stderr is a terminal. Every
+// flag value and seed is checked before anything starts: a bad one is a
+// one-line error and exit status 2. Ctrl-C (SIGINT) or SIGTERM stops the
+// crawl cleanly, writes the output and the summary, and exits with status
+// 130 or 143; a second signal ends the process at once. Messages quote at
+// most 200 bytes of a URL. The standard HTTP_PROXY, HTTPS_PROXY and
+// NO_PROXY variables are honoured; the proxy is trusted whatever its
+// address.
 //
 // The crawler's warnings go to stderr, one short line each (-v adds a
 // debug line per page).
@@ -45,38 +47,73 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cause := context.Cause(ctx)
 	stop()
 	if err != nil {
 		printError(os.Stderr, err)
 	}
-	os.Exit(exitStatus(err))
+	os.Exit(exitStatus(err, cause))
 }
 
-// exitStatus is the command's exit status for run's error: 2 for bad
-// usage, 1 for another error, 0 for none.
-func exitStatus(err error) int {
+// signalCause is the cause of a context cancelled by a signal.
+type signalCause struct{ sig syscall.Signal }
+
+// Error names the signal.
+func (s signalCause) Error() string { return s.sig.String() + " signal received" }
+
+// notifyContext returns a copy of parent that the first of sigs cancels,
+// with a signalCause; a second signal then has its default effect (a
+// second Ctrl-C ends the process at once). stop releases the signals.
+func notifyContext(parent context.Context, sigs ...os.Signal) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			sig, _ := s.(syscall.Signal)
+			cancel(signalCause{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// exitStatus is the command's exit status for run's error and the cause
+// of its context: 2 for bad usage, 1 for another error, 128 plus the
+// signal's number for a crawl a signal stopped, 0 otherwise.
+func exitStatus(err, cause error) int {
+	var sig signalCause
 	switch {
 	case errors.As(err, new(usageError)):
 		return 2
 	case err != nil:
 		return 1
+	case errors.As(cause, &sig):
+		return 128 + int(sig.sig)
 	}
 	return 0
 }
 
 // printError writes err to stderr, a line per line of its message, each
-// prefixed with the command's name.
+// prefixed with the command's name and its URLs shortened.
 func printError(stderr io.Writer, err error) {
 	for line := range strings.Lines(err.Error()) {
-		fmt.Fprintln(stderr, "crawl:", strings.TrimSuffix(line, "\n"))
+		fmt.Fprintln(stderr, "crawl:", shortenURLs(strings.TrimSuffix(line, "\n")))
 	}
 }
 
 // run runs the command with args. It returns a usageError for a mistake
 // in args, found before anything starts; another error if the crawl
-// failed; nil if it ended, or was stopped by ctx.
+// failed; nil if it ended, or was stopped by ctx (main tells which by the
+// context's cause).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, seeds, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {

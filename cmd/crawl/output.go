@@ -231,7 +231,7 @@ func writeJSONSummary(stdout io.Writer, s crawler.Stats, interrupted bool) error
 // why the crawl stopped early, nil if it did not.
 func writeTextSummary(con io.Writer, s crawler.Stats, stopped error) {
 	if stopped != nil {
-		fmt.Fprintf(con, "crawl: interrupted (%v), %d URLs left\n", stopped, s.Frontier)
+		fmt.Fprintf(con, "crawl: interrupted (%s), %d URLs left\n", shortenURLs(stopped.Error()), s.Frontier)
 	}
 	fmt.Fprintln(con, "crawl:", s)
 	if len(s.Errors) > 0 {

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // openDevFull opens /dev/full, where every write fails with ENOSPC, or
@@ -58,4 +63,84 @@ func TestUnwritableOutputStopsCrawl(t *testing.T) {
 	if r.code != 1 || !s.Interrupted || s.Requests > 1000 || !strings.HasSuffix(r.stderr, "crawl: -out: write /dev/full: no space left on device\n") {
 		t.Errorf("exit %d, summary %+v, stderr:\n%s\nwant exit 1, the crawl interrupted early, the reason", r.code, s, r.stderr)
 	}
+}
+
+// A crawl stopped by SIGINT or SIGTERM writes its complete output (every
+// line of -out whole) and the summary, then exits 130 or 143.
+func TestSignalExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		json bool
+	}{
+		{syscall.SIGINT, 130, false},
+		{syscall.SIGTERM, 143, true},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pages.jsonl")
+			args := []string{"-demo", "-delay", "100ms", "-workers", "2", "-out", out, "-progress", "-1s"}
+			if tc.json {
+				args = append(args, "-json")
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := crawlCommand(t.Context(), args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			waitForOutput(t, out)
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			lines := checkJSONLines(t, out)
+			if tc.json {
+				var s summary
+				if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || !s.Interrupted || s.Fetched < int64(lines)/2 {
+					t.Errorf("summary %+v (%v) after %d lines of -out; want an interrupted crawl's", s, err, lines)
+				}
+			} else if want := "crawl: interrupted (interrupt signal received)"; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "crawl: fetched ") {
+				t.Errorf("stderr:\n%s\nwant %q and the summary", stderr.String(), want)
+			}
+		})
+	}
+}
+
+// waitForOutput waits, for at most 10 s, until the file at path holds
+// something: the crawl writing it is under way.
+func waitForOutput(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return
+		}
+	}
+	t.Fatalf("%s still empty after 10 s", path)
+}
+
+// checkJSONLines checks that every line of the file at path is a whole
+// record, the last one ended, and returns the number of lines.
+func checkJSONLines(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		t.Fatalf("-out does not end with a whole line: ...%q", data[max(0, len(data)-100):])
+	}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		n++
+		var r record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.URL == "" {
+			t.Fatalf("line %d of -out: %v: %s", n, err, sc.Text())
+		}
+	}
+	return n
 }

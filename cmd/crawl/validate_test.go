@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Every bad flag value is refused before the crawl starts: exit 2, one
@@ -67,5 +68,66 @@ func TestDefaultAndOffValuesAccepted(t *testing.T) {
 		if r.code != 0 || s.requests.Load()-before != 4 {
 			t.Errorf("crawl %q: exit %d, %d requests, stderr:\n%s\nwant 0 and 4 requests", args, r.code, s.requests.Load()-before, r.stderr)
 		}
+	}
+}
+
+// An error or warning quotes at most about maxURLBytes of a URL: a seed
+// of 5,000 bytes that is invalid, or refused.
+func TestLongURLsShortened(t *testing.T) {
+	s := newSite(t)
+	long := strings.Repeat("a", 5000)
+	for _, tc := range []struct {
+		seed string
+		code int
+		want string
+	}{
+		{"http://bad host/" + long, 2, "bad seed: canon: invalid host"},
+		{"ftp://example.com/" + long, 2, "bad seed: canon: scheme"},
+		{s.URL + "/" + long, 1, "…" + long[:40] + " was refused"}, // in the hint
+		{s.URL + "/" + long, 1, "-allow " + s.addr() + " "},
+		{s.URL + "/" + long, 1, `msg="address not allowed" url=` + s.URL + "/aaa"}, // the warning
+	} {
+		r := runCrawl(t, nil, "-delay", "-1s", tc.seed)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("seed of %d bytes: exit %d, stderr:\n%s\nwant exit %d and %q", len(tc.seed), r.code, r.stderr, tc.code, tc.want)
+		}
+		for line := range strings.Lines(r.stderr) {
+			if len(line) > 600 || strings.Contains(line, long[:maxURLBytes]) {
+				t.Errorf("seed of %d bytes: a stderr line of %d bytes quotes too much: %.300s", len(tc.seed), len(line), line)
+			}
+		}
+	}
+	if n := s.requests.Load(); n != 0 {
+		t.Errorf("%d requests, want none", n)
+	}
+}
+
+// shortURL keeps short URLs, and cuts long ones to maxURLBytes around an
+// ellipsis, keeping their start and end and valid UTF-8; shortenURLs does
+// it to the long words of a message, quoted or not.
+func TestShortURL(t *testing.T) {
+	if u := "http://example.com/" + strings.Repeat("a", maxURLBytes-19); shortURL(u) != u {
+		t.Errorf("shortURL changed a URL of %d bytes", len(u))
+	}
+	for _, u := range []string{
+		"http://example.com/" + strings.Repeat("a", maxURLBytes-18) + "/end",
+		"http://example.com/" + strings.Repeat("é", 5000) + "/end",
+		"http://example.com/" + strings.Repeat("日本", 5000) + "/end",
+	} {
+		got := shortURL(u)
+		if len(got) > maxURLBytes || !utf8.ValidString(got) || !strings.HasPrefix(got, "http://example.com/") ||
+			!strings.HasSuffix(got, "/end") || !strings.Contains(got, "…") {
+			t.Errorf("shortURL of %d bytes = %q (%d bytes)", len(u), got, len(got))
+		}
+	}
+
+	long := "http://example.com/" + strings.Repeat("a", 1000)
+	msg := `fetch ` + long + ` failed: canon: invalid host: "` + long + `" and "short" "unterminated ` + long
+	want := `fetch ` + shortURL(long) + ` failed: canon: invalid host: "` + shortURL(long) + `" and "short" ` + shortURL(`"unterminated `+long)
+	if got := shortenURLs(msg); got != want {
+		t.Errorf("shortenURLs(%.80q...) =\n%s\nwant\n%s", msg, got, want)
+	}
+	if short := `fetch "http://example.com/": refused`; shortenURLs(short) != short {
+		t.Errorf("shortenURLs changed %q", short)
 	}
 }
