@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,3 +103,18 @@ func newSite(t *testing.T) *site {
 
 // addr is the site's address and port, as -allow takes it.
 func (s *site) addr() string { return s.Listener.Addr().String() }
+
+// -help says what goes to stdout and what to stderr, with examples, and
+// the exit statuses, on stdout; it is not an error.
+func TestHelpExplainsOutput(t *testing.T) {
+	r := runCrawl(t, nil, "-help")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("crawl -help: exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
+	for _, want := range []string{"stdout  only what you ask for", "stderr  everything for people", "crawl -out - ", "crawl -json ",
+		"Exit status", "130 or 143", "-seen-size", "(0: 10000000; negative: an error)", "-per-host", "negative: no limit but -workers"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("crawl -help does not say %q:\n%s", want, r.stdout)
+		}
+	}
+}

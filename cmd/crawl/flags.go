@@ -54,13 +54,30 @@ func (e usageError) Error() string { return e.err.Error() }
 // Unwrap returns the mistake.
 func (e usageError) Unwrap() error { return e.err }
 
-// usageHead is the start of -help: what the command does, and how its
-// numbers read. The flags follow.
+// usageHead is the start of -help: what the command does, what it prints
+// where, and its exit statuses. The flags follow.
 const usageHead = `usage: crawl [flags] URL...
        crawl -demo [flags]
 
 Crawls the web from the seed URLs, politely by default (robots.txt obeyed,
 one request at a time per host, at least 1s apart). Flags go before the URLs.
+
+Where output goes:
+  stdout  only what you ask for, for programs: the pages with -out - (one
+          JSON line each, written as the crawl goes), then at the end the
+          hosts with -host-stats - (one JSON line each), then the summary
+          as one JSON object with -json.
+  stderr  everything for people: warnings (one line each; -v adds a debug
+          line per page), the progress line (only on a terminal), the
+          summary as text (unless -json), hints and errors.
+  Examples:
+    crawl -out - https://example.com/ | jq -r 'select(.status == 200) | .url'
+    crawl -json -max-pages 100 https://example.com/ | jq .fetched
+
+Exit status: 0 the crawl ended (frontier empty or a budget spent); 1 it
+failed (every seed refused, output that could not be written); 2 bad usage
+(a flag value or seed, checked before anything is fetched); 130 or 143
+stopped by SIGINT or SIGTERM, after writing the output and the summary.
 
 Numbers: 0 is the default (named below), a negative value switches off what
 the flag does, except where said otherwise.

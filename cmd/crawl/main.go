@@ -3,28 +3,27 @@
 //	crawl [flags] URL...
 //	crawl -demo            # crawl a synthetic web served on loopback
 //
-// It writes one JSON object per fetched page to -out (JSON Lines: url,
-// status, depth, content_type, bytes, links, fetch_ms, error) and a summary
-// at the end: as text on stderr, or as JSON on stdout with -json. While it
-// runs, a progress line is shown on stderr if stderr is a terminal. Every
-// flag value and seed is checked before anything starts: a bad one is a
-// one-line error and exit status 2. Ctrl-C (SIGINT) or SIGTERM stops the
-// crawl cleanly, writes the output and the summary, and exits with status
-// 130 or 143; a second signal ends the process at once. Messages quote at
-// most 200 bytes of a URL. The standard HTTP_PROXY, HTTPS_PROXY and
-// NO_PROXY variables are honoured; the proxy is trusted whatever its
-// address.
+// Every flag value and seed is checked before anything is fetched. stdout
+// carries only what was asked for, for programs: the pages with -out -
+// (JSON Lines: url, status, depth, importance, content_type, bytes, links,
+// fetch_ms, redirect, error), then the hosts with -host-stats -, then the
+// summary with -json. stderr carries what is for people: warnings (-v
+// adds a debug line per page), a progress line if stderr is a terminal,
+// the summary as text (unless -json), hints and errors.
 //
-// The crawler's warnings go to stderr, one short line each (-v adds a
-// debug line per page).
+// Exit status: 0 when the crawl ended; 1 when it failed (every seed
+// refused, output that could not be written, which also stops the crawl);
+// 2 for bad usage; 130 and 143 when SIGINT or SIGTERM stopped it, after
+// the output and the summary were written (a second signal ends the
+// process at once). Messages quote at most 200 bytes of a URL. The
+// standard HTTP_PROXY, HTTPS_PROXY and NO_PROXY variables are honoured;
+// the proxy is trusted whatever its address.
 //
 // Loopback, private, link-local and other special-purpose addresses are
 // refused (counted as blocked-address errors) unless -allow lists them or
 // -allow-private is given; a refused seed is reported with the -allow that
-// would let it through, and a crawl whose every seed was refused exits
-// with status 1 (2 is for bad usage). So does a crawl whose output could
-// not be written (a write error of -out stops the crawl at once). The
-// demo's dialer reaches only its own loopback listener.
+// would let it through. The demo's dialer reaches only its own loopback
+// listener.
 package main
 
 import (
