@@ -60,6 +60,9 @@ func TestAllowFlags(t *testing.T) {
 	}
 }
 
+// -allow takes networks, addresses, address:port pairs and host names,
+// comma-separated and repeated, and refuses anything else, an invalid
+// address that looks like a name included.
 func TestAllowFlagParsing(t *testing.T) {
 	o, _, err := parseFlags([]string{"-allow", "10.1.0.0/16,192.168.1.7, [fd00::1]:8443", "-allow", "Intranet.example.com", "http://x.test/"}, io.Discard)
 	if err != nil {

@@ -45,6 +45,8 @@ import (
 	"crawler/seen"
 )
 
+// main runs the command, stopped by SIGINT or SIGTERM, and exits with
+// the status exitStatus gives.
 func main() {
 	ctx, stop := notifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crawler/politeness"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"crawler"
 )
 
+// -demo crawls its own web: -max-pages requests, one -out record each, and
+// a -json summary that says so.
 func TestDemoCrawl(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "pages.jsonl")
 	var stdout, stderr bytes.Buffer
@@ -54,6 +57,7 @@ func TestDemoCrawl(t *testing.T) {
 	}
 }
 
+// Each -seen set crawls the demo.
 func TestSeenSets(t *testing.T) {
 	for _, set := range []string{"exact", "bloom", "bitmap"} {
 		var stdout, stderr bytes.Buffer
@@ -97,6 +101,8 @@ func TestFrontierAOPIC(t *testing.T) {
 	}
 }
 
+// A crawl whose context ends is not an error for run, which prints the
+// summary of an interrupted crawl.
 func TestInterruptPrintsSummary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -110,11 +116,14 @@ func TestInterruptPrintsSummary(t *testing.T) {
 	}
 }
 
+// Bad command lines are usage errors (exit status 2), found before the
+// crawl starts (nothing written).
 func TestBadArguments(t *testing.T) {
 	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}, {"-demo", "-seen", "cuckoo"}, {"-demo", "-frontier", "dfs"}} {
 		var stdout, stderr bytes.Buffer
-		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
-			t.Errorf("run(%q) succeeded, want an error", args)
+		err := run(context.Background(), args, &stdout, &stderr)
+		if !errors.As(err, new(usageError)) || stdout.Len()+stderr.Len() != 0 {
+			t.Errorf("run(%q) = %v, wrote %q and %q; want a usage error and nothing written", args, err, stdout.String(), stderr.String())
 		}
 	}
 }
@@ -185,6 +194,7 @@ func TestRateAndHostStats(t *testing.T) {
 	}
 }
 
+// Each trap flag sets its field of crawler.Traps.
 func TestTrapFlags(t *testing.T) {
 	o, _, err := parseFlags([]string{"-max-url-length", "-1", "-max-path-depth", "7", "-max-segment-repeats", "-1",
 		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "http://x.test/"}, io.Discard)
