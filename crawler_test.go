@@ -331,3 +331,36 @@ func TestSeedsRefused(t *testing.T) {
 		t.Errorf("Run with one seed allowed = %v, want nil", err)
 	}
 }
+
+// A page brings its title and all its links: those followed in Links, the
+// rel="nofollow" ones in NoFollowLinks (in Links under IgnoreNoFollow),
+// canonical and each once.
+func TestPageTitleAndNoFollowLinks(t *testing.T) {
+	s := newSite(t, map[string]response{
+		"/": {body: `<title> Home &amp; away </title><base href="/dir/">
+			<a href="a">a</a><a rel="nofollow" href="n">n</a><a rel="NOFOLLOW ugc" href="/dir/n#frag">n again</a>
+			<a rel="nofollow" href="a">a, also nofollow</a><a rel="nofollow" href="mailto:x@y">m</a>`},
+		"/dir/a": html(),
+		"/dir/n": html(),
+	})
+	for _, ignore := range []bool{false, true} {
+		s.reset()
+		var got collect
+		c := fast(&got)
+		c.IgnoreNoFollow = ignore
+		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		p := got.page(s.URL + "/")
+		wantLinks, wantNoFollow := []string{s.URL + "/dir/a"}, []string{s.URL + "/dir/n"}
+		if ignore {
+			wantLinks, wantNoFollow = []string{s.URL + "/dir/a", s.URL + "/dir/n"}, nil
+		}
+		if p == nil || p.Title != "Home & away" || !slices.Equal(p.Links, wantLinks) || !slices.Equal(p.NoFollowLinks, wantNoFollow) {
+			t.Fatalf("IgnoreNoFollow %v: page %+v; want title %q, links %q, nofollow %q", ignore, p, "Home & away", wantLinks, wantNoFollow)
+		}
+		if n := s.count("/dir/n"); n != len(wantLinks)-1 {
+			t.Errorf("IgnoreNoFollow %v: the nofollow link was requested %d times", ignore, n)
+		}
+	}
+}

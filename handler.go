@@ -34,10 +34,17 @@ type Page struct {
 	// Links are the canonical out-links of an HTML page that the crawler
 	// will follow (scope permitting): <a href> and <area href>, resolved
 	// against <base href>, without rel="nofollow" ones, each once, at
-	// most Crawler.MaxLinksPerPage of them. A Handler may remove links to
-	// keep the crawl from following them; a link it adds must be canonical
-	// (see canon.Canonicalizer).
+	// most Crawler.MaxLinksPerPage of them (NoFollowLinks included). A
+	// Handler may remove links to keep the crawl from following them; a
+	// link it adds must be canonical (see canon.Canonicalizer).
 	Links []string
+	// NoFollowLinks are the page's rel="nofollow" links, canonical, each
+	// once and none of Links: not followed (unless IgnoreNoFollow, which
+	// puts them in Links), but part of the page's link graph.
+	NoFollowLinks []string
+	// Title is the text of the page's first <title>, white space
+	// collapsed, at most 1 KiB of it ("" if none).
+	Title string
 	// Canonical is the page's <link rel="canonical"> target, resolved.
 	Canonical string
 	// NoFollow and NoIndex report the page's robots directives: the

@@ -241,7 +241,8 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 	if ex.LongHrefs > 0 {
 		r.stats.addTrap(TrapURLLength, int64(ex.LongHrefs))
 	}
-	p.NoFollow, p.NoIndex = p.NoFollow || ex.NoFollow, p.NoIndex || ex.NoIndex
+	p.NoFollow, p.NoIndex = p.NoFollow || ex.MetaNoFollow, p.NoIndex || ex.MetaNoIndex
+	p.Title = ex.Title
 	base := u
 	if ex.Base != "" {
 		if b, err := r.canon.Resolve(u, ex.Base); err == nil {
@@ -253,9 +254,20 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 	if ex.Canonical != "" {
 		p.Canonical, _ = r.canon.Resolve(base, ex.Canonical)
 	}
-	p.Links = make([]string, 0, len(ex.Hrefs))
-	dedup := make(map[string]struct{}, len(ex.Hrefs))
-	for _, href := range ex.Hrefs {
+	seen := make(map[string]struct{}, len(ex.Hrefs)+len(ex.NoFollow))
+	p.Links = r.resolveLinks(base, ex.Hrefs, seen)
+	if len(ex.NoFollow) > 0 {
+		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
+	}
+	return ex.Content, true
+}
+
+// resolveLinks resolves hrefs against base into canonical URLs, each once
+// (seen holds those taken already, this list's included), counting those
+// that are no http(s) URL.
+func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct{}) []string {
+	links := make([]string, 0, len(hrefs))
+	for _, href := range hrefs {
 		l, err := r.canon.Resolve(base, href)
 		switch {
 		case err == nil:
@@ -269,13 +281,13 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 			r.stats.badLinks.Add(1)
 			continue
 		}
-		if _, dup := dedup[l]; dup {
+		if _, dup := seen[l]; dup {
 			continue
 		}
-		dedup[l] = struct{}{}
-		p.Links = append(p.Links, l)
+		seen[l] = struct{}{}
+		links = append(links, l)
 	}
-	return ex.Content, true
+	return links
 }
 
 // countResponse adds a response to the counters.

@@ -2,6 +2,7 @@ package links
 
 import (
 	"bytes"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -12,6 +13,9 @@ import (
 	"crawler/canon"
 )
 
+// MaxTitleBytes is the most of a title kept.
+const MaxTitleBytes = 1024
+
 // MaxHrefBytes is the longest href kept: canon rejects longer input unread
 // (4 × canon.MaxLength), so extraction does not even copy it.
 const MaxHrefBytes = 4 * canon.MaxLength
@@ -19,14 +23,16 @@ const MaxHrefBytes = 4 * canon.MaxLength
 // Result is what Extract finds in one HTML document. Strings are raw
 // attribute values, not yet resolved.
 type Result struct {
-	Hrefs     []string // hrefs of <a> and <area>, in document order
-	Base      string   // the first <base href>
-	Canonical string   // <link rel="canonical" href>
-	NoFollow  bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
-	NoIndex   bool     // <meta name="robots"> (or name=agent) says noindex (or none)
-	Content   uint64   // fingerprint of the text, tag names and link paths, for duplicate detection
-	TooMany   bool     // hrefs past maxLinks were dropped
-	LongHrefs int      // hrefs over MaxHrefBytes, dropped unread
+	Hrefs        []string // hrefs of <a> and <area>, in document order
+	NoFollow     []string // hrefs of rel="nofollow" links, unless kept in Hrefs
+	Title        string   // the first <title>'s text, white space collapsed, at most MaxTitleBytes
+	Base         string   // the first <base href>
+	Canonical    string   // <link rel="canonical" href>
+	MetaNoFollow bool     // <meta name="robots"> (or name=agent) says nofollow (or none)
+	MetaNoIndex  bool     // <meta name="robots"> (or name=agent) says noindex (or none)
+	Content      uint64   // fingerprint of the text, tag names and link paths, for duplicate detection
+	TooMany      bool     // hrefs past maxLinks (in Hrefs or NoFollow) were dropped
+	LongHrefs    int      // hrefs over MaxHrefBytes, dropped unread
 }
 
 // Extract reads an HTML body in place (never building a DOM) and collects
@@ -40,9 +46,16 @@ func Extract(body []byte, keepNoFollow bool, agent string, maxLinks int) Result 
 	var ex Result
 	content := xxh3.New()
 	s := htmlScanner{b: body}
-	var name []byte // the tag's name as the Tokenizer gives it
+	var name []byte   // the tag's name as the Tokenizer gives it
+	titleAt := -1     // where the first <title>'s text starts, until the next token
+	hasTitle := false // a <title> was seen
 	for {
-		switch s.next() {
+		tok := s.next()
+		if tok == htmlText && cap(s.b)-cap(s.text) == titleAt {
+			ex.Title = titleText(s.text)
+		}
+		titleAt = -1
+		switch tok {
 		case htmlEnd:
 			ex.Content = content.Sum64()
 			return ex
@@ -54,6 +67,10 @@ func Extract(body []byte, keepNoFollow bool, agent string, maxLinks int) Result 
 		content.Write(name)
 		content.WriteString(">")
 		switch string(name) {
+		case "title":
+			if !hasTitle {
+				hasTitle, titleAt = true, s.i
+			}
 		case "a", "area":
 			href, rel, ok := decodedAttrs(&s, "href", "rel")
 			if !ok {
@@ -63,15 +80,7 @@ func Extract(body []byte, keepNoFollow bool, agent string, maxLinks int) Result 
 			// differing only in their links' session ids are duplicates.
 			withoutQuery, _, _ := bytes.Cut(href, []byte("?"))
 			content.Write(withoutQuery)
-			switch {
-			case !keepNoFollow && hasToken(string(rel), "nofollow"):
-			case len(href) > MaxHrefBytes:
-				ex.LongHrefs++
-			case maxLinks > 0 && len(ex.Hrefs) >= maxLinks:
-				ex.TooMany = true
-			default:
-				ex.Hrefs = append(ex.Hrefs, string(href))
-			}
+			ex.add(string(href), !keepNoFollow && hasToken(string(rel), "nofollow"), maxLinks)
 		case "base":
 			if href, _, ok := decodedAttrs(&s, "href", ""); ok && ex.Base == "" && len(href) <= MaxHrefBytes {
 				ex.Base = string(href)
@@ -85,10 +94,57 @@ func Extract(body []byte, keepNoFollow bool, agent string, maxLinks int) Result 
 			name = bytes.TrimSpace(name)
 			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
 				noIndex, noFollow := robotsDirectives(string(content))
-				ex.NoIndex, ex.NoFollow = ex.NoIndex || noIndex, ex.NoFollow || noFollow
+				ex.MetaNoIndex, ex.MetaNoFollow = ex.MetaNoIndex || noIndex, ex.MetaNoFollow || noFollow
 			}
 		}
 	}
+}
+
+// add keeps the href of a link, followed or nofollow, within maxLinks
+// links in all (<= 0: no bound).
+func (ex *Result) add(href string, noFollow bool, maxLinks int) {
+	switch {
+	case len(href) > MaxHrefBytes:
+		ex.LongHrefs++
+	case maxLinks > 0 && len(ex.Hrefs)+len(ex.NoFollow) >= maxLinks:
+		ex.TooMany = true
+	case noFollow:
+		ex.NoFollow = append(ex.NoFollow, href)
+	default:
+		ex.Hrefs = append(ex.Hrefs, href)
+	}
+}
+
+// titleText returns a title element's text as a browser shows it: decoded
+// (by x/net/html's Tokenizer, reading the element alone, if it holds a
+// character reference, a CR or a NUL), white space collapsed, at most
+// MaxTitleBytes of it.
+func titleText(raw []byte) string {
+	text := raw
+	if needsDecoding(raw) {
+		z := html.NewTokenizer(io.MultiReader(strings.NewReader("<title>"), bytes.NewReader(raw), strings.NewReader("</title>")))
+		z.Next()
+		if z.Next() == html.TextToken {
+			text = z.Text()
+		}
+	}
+	return collapse(text)
+}
+
+// collapse returns text with runs of white space made one space, trimmed,
+// and the words that fit in MaxTitleBytes.
+func collapse(text []byte) string {
+	var b strings.Builder
+	for f := range bytes.FieldsSeq(text) {
+		if b.Len()+1+len(f) > MaxTitleBytes {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(f)
+	}
+	return b.String()
 }
 
 // tagName appends to dst a tag's name as x/net/html's Tokenizer gives it:

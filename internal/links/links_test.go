@@ -12,6 +12,8 @@ func TestExtractLinks(t *testing.T) {
 		desc, html   string
 		keepNoFollow bool
 		hrefs        []string
+		noFollowed   []string
+		title        string
 		base, canon  string
 		noFollow     bool
 		noIndex      bool
@@ -19,7 +21,7 @@ func TestExtractLinks(t *testing.T) {
 		{desc: "a and area", html: `<a href="/a">x</a><map><area href="b.html"></map>`, hrefs: []string{"/a", "b.html"}},
 		{desc: "no href", html: `<a name="x">x</a><a href="">empty</a>`, hrefs: []string{""}},
 		{desc: "other tags ignored", html: `<img src="/i.png"><script>var a = "<a href='/js'>";</script><link href="/style.css" rel="stylesheet"><a href="/ok">`, hrefs: []string{"/ok"}},
-		{desc: "rel nofollow", html: `<a href="/f">f</a><a rel="NoFollow" href="/n">n</a><a rel="noopener nofollow" href="/n2">n</a>`, hrefs: []string{"/f"}},
+		{desc: "rel nofollow", html: `<a href="/f">f</a><a rel="NoFollow" href="/n">n</a><a rel="noopener nofollow" href="/n2">n</a>`, hrefs: []string{"/f"}, noFollowed: []string{"/n", "/n2"}},
 		{desc: "rel nofollow kept", html: `<a href="/f">f</a><a rel="nofollow" href="/n">n</a>`, keepNoFollow: true, hrefs: []string{"/f", "/n"}},
 		{desc: "base first wins", html: `<base href="http://b/dir/"><base href="http://other/"><a href="x">`, base: "http://b/dir/", hrefs: []string{"x"}},
 		{desc: "canonical", html: `<link rel="canonical" href="http://a/c"><link rel="alternate" href="/alt">`, canon: "http://a/c"},
@@ -31,18 +33,27 @@ func TestExtractLinks(t *testing.T) {
 		{desc: "malformed", html: `<a href="/1"<a href='/2'><a href=/3 ><div <a href="/4">`, hrefs: []string{"/1", "/3"}},
 		{desc: "self-closing", html: `<a href="/s"/>`, hrefs: []string{"/s"}},
 		{desc: "comment", html: `<!-- <a href="/c"> --><a href="/d">`, hrefs: []string{"/d"}},
+		{desc: "title", html: `<html><head><title>
+			A  page's	title </title></head><title>second</title>`, title: "A page's title"},
+		{desc: "title entities", html: `<title>Fish &amp; chips &lt;b&gt; &#x263A;</title>`, title: "Fish & chips <b> ☺"},
+		{desc: "title holds no tags", html: `<title>a <b>bold</b> claim</title><a href="/x">`, title: "a <b>bold</b> claim", hrefs: []string{"/x"}},
+		{desc: "empty title", html: `<title></title>not the title<title>nor this</title>`},
+		{desc: "self-closing title", html: `<title/>text`, title: "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			ex := Extract([]byte(tt.html), tt.keepNoFollow, "crawler", defaultMaxLinks)
-			if !slices.Equal(ex.Hrefs, tt.hrefs) {
-				t.Errorf("hrefs = %q, want %q", ex.Hrefs, tt.hrefs)
+			if !slices.Equal(ex.Hrefs, tt.hrefs) || !slices.Equal(ex.NoFollow, tt.noFollowed) {
+				t.Errorf("hrefs = %q, nofollow %q; want %q, %q", ex.Hrefs, ex.NoFollow, tt.hrefs, tt.noFollowed)
+			}
+			if ex.Title != tt.title {
+				t.Errorf("title = %q, want %q", ex.Title, tt.title)
 			}
 			if ex.Base != tt.base || ex.Canonical != tt.canon {
 				t.Errorf("base, canonical = %q, %q; want %q, %q", ex.Base, ex.Canonical, tt.base, tt.canon)
 			}
-			if ex.NoFollow != tt.noFollow || ex.NoIndex != tt.noIndex {
-				t.Errorf("noFollow, noIndex = %v, %v; want %v, %v", ex.NoFollow, ex.NoIndex, tt.noFollow, tt.noIndex)
+			if ex.MetaNoFollow != tt.noFollow || ex.MetaNoIndex != tt.noIndex {
+				t.Errorf("noFollow, noIndex = %v, %v; want %v, %v", ex.MetaNoFollow, ex.MetaNoIndex, tt.noFollow, tt.noIndex)
 			}
 		})
 	}
@@ -75,6 +86,11 @@ func TestExtractLinksBounded(t *testing.T) {
 		if ex := Extract(page, false, "crawler", defaultMaxLinks); !slices.Equal(ex.Hrefs, want) {
 			t.Errorf("a token of %d bytes: hrefs %q, want %q", len(long.token), ex.Hrefs, want)
 		}
+	}
+
+	// A title costs at most MaxTitleBytes.
+	if ex := Extract([]byte(`<title>`+strings.Repeat("word ", 1<<20)+`</title>`), false, "crawler", defaultMaxLinks); len(ex.Title) > MaxTitleBytes || len(ex.Title) < MaxTitleBytes-5 {
+		t.Errorf("a 5 MiB title kept as %d bytes, want at most %d", len(ex.Title), MaxTitleBytes)
 	}
 
 	// An href too long to be a URL is counted, not kept.
@@ -130,8 +146,8 @@ func FuzzExtractLinks(f *testing.F) {
 		if len(all.Hrefs) < defaultMaxLinks && !isSubsequence(ex.Hrefs, all.Hrefs) {
 			t.Fatalf("dropping nofollow links changed others: %q, all %q", ex.Hrefs, all.Hrefs)
 		}
-		if ex.Base != all.Base || ex.Canonical != all.Canonical || ex.NoFollow != all.NoFollow ||
-			ex.NoIndex != all.NoIndex || ex.Content != all.Content {
+		if ex.Base != all.Base || ex.Canonical != all.Canonical || ex.MetaNoFollow != all.MetaNoFollow ||
+			ex.MetaNoIndex != all.MetaNoIndex || ex.Content != all.Content {
 			t.Fatalf("keeping nofollow links changed more than the links: %+v vs %+v", ex, all)
 		}
 		again := Extract(doc, false, "crawler", defaultMaxLinks)

@@ -123,8 +123,16 @@ func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int
 	var ex Result
 	content := xxh3.New()
 	z := html.NewTokenizer(bytes.NewReader(body))
+	inTitle, hasTitle := false, false // the token is the first <title>'s text; a <title> was seen
 	for {
 		tt := z.Next()
+		if tt == html.TextToken && inTitle {
+			content.Write(z.Raw())
+			ex.Title = collapse(z.Text())
+			inTitle = false
+			continue
+		}
+		inTitle = false
 		switch tt {
 		case html.ErrorToken:
 			ex.Content = content.Sum64()
@@ -139,6 +147,9 @@ func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int
 		name, hasAttr := z.TagName()
 		content.Write(name)
 		content.WriteString(">")
+		if string(name) == "title" && !hasTitle {
+			inTitle, hasTitle = true, true
+		}
 		if !hasAttr {
 			continue
 		}
@@ -150,15 +161,7 @@ func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int
 			}
 			withoutQuery, _, _ := bytes.Cut(href, []byte("?"))
 			content.Write(withoutQuery)
-			switch {
-			case !keepNoFollow && hasToken(string(rel), "nofollow"):
-			case len(href) > MaxHrefBytes:
-				ex.LongHrefs++
-			case maxLinks > 0 && len(ex.Hrefs) >= maxLinks:
-				ex.TooMany = true
-			default:
-				ex.Hrefs = append(ex.Hrefs, string(href))
-			}
+			ex.add(string(href), !keepNoFollow && hasToken(string(rel), "nofollow"), maxLinks)
 		case "base":
 			if href, _, ok := attrs(z, "href", ""); ok && ex.Base == "" && len(href) <= MaxHrefBytes {
 				ex.Base = string(href)
@@ -172,7 +175,7 @@ func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int
 			name = bytes.TrimSpace(name)
 			if bytes.EqualFold(name, []byte("robots")) || agent != "" && strings.EqualFold(string(name), agent) {
 				noIndex, noFollow := robotsDirectives(string(content))
-				ex.NoIndex, ex.NoFollow = ex.NoIndex || noIndex, ex.NoFollow || noFollow
+				ex.MetaNoIndex, ex.MetaNoFollow = ex.MetaNoIndex || noIndex, ex.MetaNoFollow || noFollow
 			}
 		}
 	}
@@ -182,6 +185,9 @@ func extractTokenizer(body []byte, keepNoFollow bool, agent string, maxLinks int
 // comments, raw text and script escapes, attribute syntax, and the
 // document ending anywhere.
 var scanSeeds = []string{
+	`<title> a &amp; b </title><title>c</title>`,
+	`<TITLE x=1>t\r\nu\x00</Title ><a rel=nofollow href=/n><a href=/f>`,
+	`<title></title>text<title>x`,
 	`<a href="/a">x</a><AREA HREF=/b>`,
 	`a < b <3 <<a href=/c>`,
 	`text</>more</ a>end</3 x>`,
