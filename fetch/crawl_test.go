@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -192,5 +193,64 @@ func TestCrawlCachesDNS(t *testing.T) {
 	}
 	if q := s.queries("a.test"); q != 1 {
 		t.Errorf("a crawl of 5 requests to a.test made %d DNS queries, want 1", q)
+	}
+}
+
+// Through a proxy, every request to an http URL goes to one host, the
+// proxy: NewTransport's idle pool keeps a connection for each worker, so
+// the crawl reuses them instead of opening one per request.
+func TestCrawlThroughProxyReusesConnections(t *testing.T) {
+	leak.Check(t)
+	const hosts, pagesPerHost, workers = 100, 20, 32
+	var mu sync.Mutex
+	conns := 0
+	proxy := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An absolute-form request for http://h<i>.test/<k>: each page
+		// links to the next of its host, the first also to every host.
+		var host, page int
+		fmt.Sscanf(r.URL.Host, "h%d.test", &host)
+		fmt.Sscanf(r.URL.Path, "/%d", &page)
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<p>%s</p>", r.URL) // no two pages alike
+		if page+1 < pagesPerHost {
+			fmt.Fprintf(w, `<a href="/%d">next</a>`, page+1)
+		}
+		if host == 0 && page == 0 {
+			for h := 1; h < hosts; h++ {
+				fmt.Fprintf(w, `<a href="http://h%d.test/0">h</a>`, h)
+			}
+		}
+	}))
+	proxy.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	proxy.Start()
+	defer proxy.Close()
+	tr := fetch.NewTransport()
+	tr.Proxy = func(*http.Request) (*url.URL, error) { return url.Parse(proxy.URL) }
+	defer tr.CloseIdleConnections()
+	var got crawled
+	c := crawlOver(&fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}, &got)
+	c.Workers = workers
+	if err := c.Run(context.Background(), "http://h0.test/0"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := len(got.urls()); n != hosts*pagesPerHost {
+		t.Fatalf("crawled %d pages, want %d: %v", n, hosts*pagesPerHost, c.Stats())
+	}
+	requests := c.Stats().Requests + c.Stats().RobotsFetched
+	t.Logf("%d requests through the proxy opened %d connections", requests, conns)
+	if conns > 2*workers {
+		t.Errorf("%d requests through the proxy opened %d connections, want at most %d (2 per worker)", requests, conns, 2*workers)
 	}
 }

@@ -117,6 +117,12 @@ type HTTPFetcher struct {
 // library reads no environment; set Proxy to http.ProxyFromEnvironment to
 // honour HTTP_PROXY and its kin; an [HTTPFetcher] trusts the proxy).
 //
+// It keeps up to 1024 idle connections, any number of them to one host: a
+// crawl without a proxy keeps one or two per host, but through a proxy
+// every request for an http URL goes to one host, the proxy, which then
+// needs one for each worker. With more than 1024 workers, raise
+// MaxIdleConns and MaxIdleConnsPerHost to their number.
+//
 // Its DialContext is that of a new [DNSCache] with the default settings,
 // of its own: a host's name is looked up once per DefaultDNSTTL (a failure
 // once per DefaultDNSErrorTTL), not once per connection. To cache DNS
@@ -135,7 +141,7 @@ func NewTransport() *http.Transport {
 		},
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           1024,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConnsPerHost:    1024, // as many as in all: see above
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ResponseHeaderTimeout:  20 * time.Second,

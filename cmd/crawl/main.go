@@ -27,6 +27,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -207,6 +208,10 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []string, closeFetcher func()) {
 	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment
+	// Through a proxy, every worker keeps a connection to it idle between
+	// requests (NewTransport keeps 1024).
+	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	closeFetcher = tr.CloseIdleConnections
 	if o.demo {
 		web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10})
