@@ -5,8 +5,8 @@
 //
 // Every flag value and seed is checked before anything is fetched. stdout
 // carries only what was asked for, for programs: the pages with -out -
-// (JSON Lines: url, status, depth, importance, content_type, bytes, links,
-// fetch_ms, redirect, error), then the hosts with -host-stats -, then the
+// (JSON Lines: url, status, depth, importance, content_type, bytes, title,
+// links, nofollow_links, fetch_ms, redirect, error), then the hosts with -host-stats -, then the
 // summary with -json. stderr carries what is for people: warnings (-v
 // adds a debug line per page), a progress line if stderr is a terminal,
 // the summary as text (unless -json), hints and errors.

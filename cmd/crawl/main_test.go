@@ -39,7 +39,7 @@ func TestDemoCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	lines, urls := 0, map[string]bool{}
+	lines, urls, titled, noFollow := 0, map[string]bool{}, 0, 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var r record
@@ -49,11 +49,18 @@ func TestDemoCrawl(t *testing.T) {
 		if r.URL == "" || r.Status == 0 || urls[r.URL] {
 			t.Errorf("line %d: bad or duplicate record %+v", lines+1, r)
 		}
+		if strings.HasPrefix(r.ContentType, "text/html") && r.Status == 200 && !strings.HasPrefix(r.Title, "Host ") {
+			t.Errorf("line %d: an HTML page without its title: %+v", lines+1, r)
+		}
+		if r.Title != "" {
+			titled++
+		}
+		noFollow += r.NoFollow
 		urls[r.URL] = true
 		lines++
 	}
-	if lines != 300 {
-		t.Errorf("%d records in -out, want 300", lines)
+	if lines != 300 || titled == 0 || noFollow == 0 {
+		t.Errorf("%d records in -out, %d with a title, %d nofollow links; want 300, and titles and nofollow links", lines, titled, noFollow)
 	}
 }
 

@@ -84,7 +84,9 @@ type record struct {
 	Importance  float64 `json:"importance,omitempty"`
 	ContentType string  `json:"content_type,omitempty"`
 	Bytes       int     `json:"bytes"`
+	Title       string  `json:"title,omitempty"`
 	Links       int     `json:"links"`
+	NoFollow    int     `json:"nofollow_links,omitempty"`
 	FetchMS     float64 `json:"fetch_ms"`
 	Redirect    string  `json:"redirect,omitempty"`
 	Error       string  `json:"error,omitempty"`
@@ -115,7 +117,7 @@ func newJSONLines(out *output, fail func(error)) *jsonLines {
 func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 	r := record{
 		URL: p.URL, Status: p.Status, Depth: p.Depth, Importance: p.Importance, ContentType: p.ContentType,
-		Bytes: len(p.Body), Links: len(p.Links), Redirect: p.Redirect,
+		Bytes: len(p.Body), Title: p.Title, Links: len(p.Links), NoFollow: len(p.NoFollowLinks), Redirect: p.Redirect,
 		FetchMS: float64(p.Duration.Microseconds()) / 1000,
 	}
 	if p.Err != nil {
@@ -197,6 +199,7 @@ type summary struct {
 	Traps            map[string]int64 `json:"traps"`
 	TrapPatterns     []string         `json:"trap_patterns"`
 	DuplicateContent int64            `json:"duplicate_content"`
+	DepthRefetches   int64            `json:"depth_refetches"`
 	Seen             int              `json:"seen"`
 	Frontier         int              `json:"frontier"`
 	Hosts            int              `json:"hosts"`
@@ -211,7 +214,7 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
 		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
 		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
-		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent,
+		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent, DepthRefetches: s.DepthRefetches,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
 	}
