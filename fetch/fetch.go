@@ -54,14 +54,15 @@ type Fetcher interface {
 }
 
 // FetchError is the error of a failed fetch: what was being done, to which
-// URL, and why.
+// URL, and why. Like net/url's Error, its text names no package: "fetch
+// http://example.com/: dial tcp ...".
 type FetchError struct {
 	Op  string // "fetch" or "read body"
 	URL string
 	Err error
 }
 
-func (e *FetchError) Error() string { return fmt.Sprintf("fetch: %s %s: %v", e.Op, e.URL, e.Err) }
+func (e *FetchError) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.URL, e.Err) }
 
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }
