@@ -22,7 +22,12 @@ func (r *recorder) runCleanups() {
 	}
 }
 
+// Each test waits, at its end, for its goroutine to be gone, so that one
+// still exiting cannot offset a goroutine left in the next test (-count).
+
 func TestCheckSeesALeftGoroutine(t *testing.T) {
+	base := leak.Now()
+	defer base.Back(t, "at the end")
 	r := &recorder{TB: t}
 	leak.Check(r)
 	stop := make(chan struct{})
@@ -35,6 +40,8 @@ func TestCheckSeesALeftGoroutine(t *testing.T) {
 }
 
 func TestCheckPassesWhenGoroutinesEnd(t *testing.T) {
+	base := leak.Now()
+	defer base.Back(t, "at the end")
 	r := &recorder{TB: t}
 	leak.Check(r)
 	done := make(chan struct{})
