@@ -239,6 +239,9 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 			r.seeds[l.fp] = true
 		}
 	}
+	if err := r.commit(); err != nil {
+		return err
+	}
 	err := r.loop(ctx)
 	if n := len(r.seeds); err == nil && n > 0 && r.seedsRefused.Load() == int64(n) {
 		return fmt.Errorf("%w: %d of %d, the first: %w", ErrSeedsRefused, n, n, *r.firstRefusal.Load())
@@ -411,6 +414,7 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		return r.c.MaxBytes <= 0 || r.stats.bytes.Load() < r.c.MaxBytes
 	}
+	var failed error // a step the frontier could not commit: the crawl stops
 	apply := func(o outcome) {
 		inflight--
 		if o.requested {
@@ -428,6 +432,9 @@ func (r *run) loop(ctx context.Context) error {
 		if !o.retry {
 			r.finished(o)
 		}
+		if err := r.commit(); err != nil && failed == nil {
+			failed = err
+		}
 		r.publish(inflight)
 	}
 
@@ -436,7 +443,7 @@ func (r *run) loop(ctx context.Context) error {
 	defer timer.Stop()
 	var nextSlot time.Time // MaxRate: the earliest time the next URL may be handed out
 	var err error
-	for err == nil {
+	for err == nil && failed == nil {
 		var wake time.Time
 		for inflight < r.workers && budgetLeft() {
 			now := time.Now()
@@ -485,8 +492,22 @@ func (r *run) loop(ctx context.Context) error {
 		apply(<-results)
 	}
 	r.publish(0)
-	if err != nil {
+	switch {
+	case failed != nil:
+		return failed
+	case err != nil:
 		return &StoppedError{Cause: err, Frontier: r.frontier.Len()}
+	}
+	return nil
+}
+
+// commit ends a step of the scheduler for a frontier that writes in steps
+// (frontier.Committer). Its error, wrapped, stops the crawl.
+func (r *run) commit() error {
+	if c, ok := r.frontier.(frontier.Committer); ok {
+		if err := c.Commit(); err != nil {
+			return fmt.Errorf("crawler: frontier commit: %w", err)
+		}
 	}
 	return nil
 }

@@ -58,6 +58,15 @@ type Result struct {
 	Redirect bool
 }
 
+// Committer is a Frontier that writes in steps, such as a durable store:
+// the crawler calls Commit at the end of each step of its scheduler (the
+// seeds pushed; a page's outcome given to Done with the links pushed just
+// before), so that a crash keeps each step whole or not at all. An error
+// stops the crawl.
+type Committer interface {
+	Commit() error
+}
+
 // Frontier is the set of URLs still to fetch and the policy that orders
 // them. Implementations need not be safe for concurrent use.
 type Frontier interface {

@@ -1,0 +1,85 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"crawler"
+	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/store"
+)
+
+// crawlSteps crawls w with the store on fs in runs of budget pages, each
+// run in a store opened anew, as a program run again would, until the
+// crawl is done. crash, if set, abandons each run's store as a crash of the
+// machine would (what was synced, and nothing else, survives) instead of
+// closing it. It returns the number of runs.
+func crawlSteps(t *testing.T, w *crawlertest.Web, fs *vfs.MemFS, budget int64, crash bool) int {
+	t.Helper()
+	runs := 0
+	for {
+		runs++
+		if runs > 100 {
+			t.Fatal("the crawl never ended")
+		}
+		st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 10_000, SyncInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &crawler.Crawler{
+			Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
+			Seen:     st.Seen(),
+			Frontier: st.Frontier(),
+			Pacing:   politeness.Pacing{Delay: -1, DelayFactor: -1},
+			Workers:  8,
+			MaxPages: budget,
+		}
+		err = c.Run(context.Background(), w.Seeds()...)
+		done := err == nil && st.Frontier().Len() == 0
+		if err != nil && !(runs > 1 && err == crawler.ErrNoSeeds) {
+			t.Fatal(err)
+		}
+		if crash {
+			fs = fs.CrashClone(vfs.CrashCloneCfg{})
+			st.Close() // the clone was taken: nothing written now reaches it
+		} else if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if done || err == crawler.ErrNoSeeds {
+			return runs
+		}
+	}
+}
+
+// A crawl in many runs, each in a store reopened (cleanly, or after a
+// simulated crash of the machine), fetches every page of the web once: no
+// URL lost, none fetched twice, since every step was synced and each run
+// ended with nothing in flight.
+func TestCrawlResumesAcrossRuns(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 8, Hosts: 20, PagesPerHost: 15})
+	defer w.Close()
+	want := w.Depths(w.Seeds()...)
+	for _, crash := range []bool{false, true} {
+		w.ResetCounts()
+		runs := crawlSteps(t, w, vfs.NewCrashableMem(), 150, crash)
+		counts := w.RequestCounts()
+		lost, twice := 0, 0
+		for u := range want {
+			switch counts[u] {
+			case 0:
+				lost++
+			case 1:
+			default:
+				twice++
+			}
+		}
+		t.Logf("crash %v: %d runs, %d pages, %d lost, %d fetched twice", crash, runs, len(want), lost, twice)
+		if lost != 0 || twice != 0 || w.TotalRequests() != len(want) {
+			t.Errorf("crash %v: %d of %d pages lost, %d fetched twice, %d requests", crash, lost, len(want), twice, w.TotalRequests())
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"crawler/frontier"
+)
+
+// Frontier returns the store's frontier: breadth-first, one queue per host
+// on disk with its first entries in memory, host ready times kept. It
+// implements [frontier.Committer]: the crawler commits each step.
+func (s *Store) Frontier() *Frontier { return (*Frontier)(s) }
+
+// Frontier is a Store seen as a [frontier.Frontier].
+type Frontier Store
+
+var _ frontier.Frontier = (*Frontier)(nil)
+var _ frontier.Committer = (*Frontier)(nil)
+
+// Commit ends the crawler's step; see [Store.Commit].
+func (f *Frontier) Commit() error { return (*Store)(f).Commit() }
+
+// Len reports the number of entries waiting. O(1).
+func (f *Frontier) Len() int { return f.n }
+
+// Push adds e at the back of its host's queue, in the step in progress.
+func (f *Frontier) Push(e frontier.Entry) {
+	s := (*Store)(f)
+	h := s.host(e.Host)
+	seq := s.seq
+	s.seq++
+	s.write(s.batch.Set(queueKey(h.id, seq), appendEntry(nil, e), nil))
+	if len(h.head) == h.count && len(h.head) < headMax {
+		h.head = append(h.head, queued{seq, e})
+		h.loaded = seq + 1
+	}
+	h.count++
+	s.n++
+	s.schedule(h)
+}
+
+// host returns the queue of name, made (and written) if new.
+func (s *Store) host(name string) *hostQueue {
+	if h := s.hosts[name]; h != nil {
+		return h
+	}
+	h := &hostQueue{name: name, id: s.nextID, index: -1}
+	s.nextID++
+	s.hosts[name] = h
+	s.writeHost(h)
+	return h
+}
+
+// writeHost records h's id and ready time in the step in progress.
+func (s *Store) writeHost(h *hostQueue) {
+	v := binary.BigEndian.AppendUint32(nil, h.id)
+	var nanos int64
+	if !h.readyAt.IsZero() {
+		nanos = h.readyAt.UnixNano()
+	}
+	v = binary.BigEndian.AppendUint64(v, uint64(nanos))
+	s.write(s.batch.Set(hostKey(h.name), v, nil))
+}
+
+// Next hands out the oldest entry among the hosts ready at now. It writes
+// nothing: an entry handed out stays on disk until Done.
+func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
+	s := (*Store)(f)
+	for s.waiting.len() > 0 && !s.waiting.min().readyAt.After(now) {
+		h := s.waiting.min()
+		s.waiting.remove(h)
+		if !s.fill(h) {
+			continue // a write error: the store takes no more
+		}
+		s.ready.push(h)
+	}
+	if s.ready.len() == 0 {
+		if s.waiting.len() > 0 {
+			return frontier.Entry{}, false, s.waiting.min().readyAt
+		}
+		return frontier.Entry{}, false, time.Time{}
+	}
+	h := s.ready.min()
+	s.ready.remove(h)
+	q := h.head[0]
+	h.head = h.head[1:]
+	h.count--
+	s.n--
+	h.inflight++
+	s.out[q.e.FP] = handedOut{h, q.seq}
+	s.schedule(h)
+	return q.e, true, time.Time{}
+}
+
+// fill loads more of h's entries from the store if its head is empty, and
+// reports whether h has one in memory.
+func (s *Store) fill(h *hostQueue) bool {
+	if len(h.head) > 0 {
+		return true
+	}
+	it, err := s.batch.NewIter(&pebble.IterOptions{LowerBound: queueKey(h.id, h.loaded), UpperBound: queueKey(h.id, math.MaxUint64)})
+	if err != nil {
+		s.write(err)
+		return false
+	}
+	defer it.Close()
+	for it.First(); it.Valid() && len(h.head) < headMax; it.Next() {
+		seq := binary.BigEndian.Uint64(it.Key()[5:])
+		e, err := decodeEntry(it.Value(), h.name)
+		if err != nil {
+			s.write(fmt.Errorf("queue entry %d of %s: %w", seq, h.name, err))
+			return false
+		}
+		if o, out := s.out[e.FP]; out && o.host == h && o.seq == seq {
+			continue // handed out, still on disk until Done
+		}
+		h.head = append(h.head, queued{seq, e})
+		h.loaded = seq + 1
+	}
+	s.write(it.Error())
+	return len(h.head) > 0
+}
+
+// Done records e's outcome in the step in progress: its host's next time,
+// and e removed from the queue, or put back at its place for a retry.
+func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
+	s := (*Store)(f)
+	o, ok := s.out[e.FP]
+	if !ok {
+		panic("store: Done for an entry that was not handed out")
+	}
+	delete(s.out, e.FP)
+	h := o.host
+	h.inflight--
+	if r.Next.After(h.readyAt) {
+		h.readyAt = r.Next
+		s.writeHost(h)
+	}
+	if r.Retry {
+		s.write(s.batch.Set(queueKey(h.id, o.seq), appendEntry(nil, e), nil))
+		i := 0
+		for i < len(h.head) && h.head[i].seq < o.seq {
+			i++
+		}
+		switch {
+		case i < len(h.head) || len(h.head) == h.count:
+			h.head = append(h.head[:i], append([]queued{{o.seq, e}}, h.head[i:]...)...)
+		case o.seq < h.loaded:
+			h.loaded = o.seq // fill loads it again (skipping the entries out)
+		}
+		h.count++
+		s.n++
+	} else {
+		s.write(s.batch.Delete(queueKey(h.id, o.seq), nil))
+	}
+	if h.heap != nil {
+		h.heap.remove(h)
+	}
+	s.schedule(h)
+}
+
+// schedule puts h in the waiting heap if it has entries and a free slot.
+func (s *Store) schedule(h *hostQueue) {
+	limit := s.perHost
+	switch {
+	case limit == 0:
+		limit = 1
+	case limit < 0:
+		limit = math.MaxInt
+	}
+	if h.heap != nil || h.count == 0 || h.inflight >= limit {
+		return
+	}
+	s.waiting.push(h)
+}
+
+// appendEntry appends e encoded to dst: FP, Depth, Hops, Tries, URL and
+// Referrer. The host is the queue's.
+func appendEntry(dst []byte, e frontier.Entry) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, e.FP)
+	dst = binary.AppendUvarint(dst, uint64(e.Depth))
+	dst = binary.AppendUvarint(dst, uint64(e.Hops))
+	dst = binary.AppendUvarint(dst, uint64(e.Tries))
+	dst = binary.AppendUvarint(dst, uint64(len(e.URL)))
+	dst = append(dst, e.URL...)
+	return append(dst, e.Referrer...)
+}
+
+// decodeEntry decodes an entry of host encoded by appendEntry.
+func decodeEntry(b []byte, host string) (frontier.Entry, error) {
+	e := frontier.Entry{Host: host}
+	if len(b) < 8 {
+		return e, fmt.Errorf("an entry of %d bytes", len(b))
+	}
+	e.FP = binary.BigEndian.Uint64(b)
+	b = b[8:]
+	var nums [4]uint64
+	for i := range nums {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > math.MaxInt32 {
+			return e, fmt.Errorf("a bad number in an entry")
+		}
+		nums[i], b = v, b[n:]
+	}
+	if nums[3] > uint64(len(b)) {
+		return e, fmt.Errorf("a URL of %d bytes in %d", nums[3], len(b))
+	}
+	e.Depth, e.Hops, e.Tries = int(nums[0]), int(nums[1]), int(nums[2])
+	e.URL, e.Referrer = string(b[:nums[3]]), string(b[nums[3]:])
+	return e, nil
+}

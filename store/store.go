@@ -1,0 +1,366 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"crawler/frontier"
+	"crawler/politeness"
+	"crawler/seen"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultExpectedURLs sizes the Bloom filter in front of the seen-set:
+	// 1% false "maybe seen" answers at 10M URLs, in 12 MiB.
+	DefaultExpectedURLs = 10_000_000
+	// DefaultSyncInterval is the longest a committed step waits for the
+	// fsync that makes it survive a crash of the machine.
+	DefaultSyncInterval = 5 * time.Millisecond
+)
+
+// formatVersion is written in a new store and checked on open.
+const formatVersion = 1
+
+// headMax is how many waiting entries of a host are kept in memory.
+const headMax = 32
+
+// ErrVersion is wrapped by the error of Open for a directory written by an
+// incompatible version of this package.
+var ErrVersion = errors.New("store: state written by an incompatible version")
+
+// Options configure a Store. As everywhere in this SDK, a number's 0 means
+// its default and a negative value switches it off.
+type Options struct {
+	// ExpectedURLs sizes the in-memory Bloom filter that answers "new" for
+	// most new URLs without reading the disk. 0: DefaultExpectedURLs;
+	// negative: no filter, every test reads the store.
+	ExpectedURLs int
+	// SyncInterval bounds the time between a step's commit and its fsync
+	// (group commit): a crash of the machine loses at most that much of the
+	// crawl, a crash of the process nothing. 0: DefaultSyncInterval;
+	// negative: each step is synced before Commit returns.
+	SyncInterval time.Duration
+	// PerHost is how many entries of a host may be handed out at once.
+	// 0: 1; negative: no limit.
+	PerHost int
+	// FS is the file system the database lives in. Nil: the operating
+	// system's. Tests use Pebble's vfs.NewCrashableMem.
+	FS vfs.FS
+}
+
+// Store is the durable state of a crawl, in a Pebble database: the URL-seen
+// set ([Store.Seen]) and a breadth-first frontier with one queue per host
+// ([Store.Frontier]), whose host ready times survive too. The crawler
+// writes both in steps (the seeds; a page's outcome, the removal of its
+// queue entry, its new links and its host's next time) and commits each
+// step as one batch ([Store.Commit]), so that a crash keeps a step whole or
+// not at all: a URL is never seen without being queued, nor queued twice.
+// Handing a URL out writes nothing, so after a crash the URLs in flight are
+// handed out again.
+//
+// A Store is used by one goroutine (the crawler's scheduler); Close must
+// be called to release the directory, which only one Store may hold.
+type Store struct {
+	db           *pebble.DB
+	batch        *pebble.Batch // the step in progress
+	syncInterval time.Duration
+	perHost      int
+	err          error // the first write error: the store takes no more
+
+	bloom *seen.Bloom // nil: none
+	nSeen int
+
+	hosts   map[string]*hostQueue
+	nextID  uint32
+	seq     uint64 // of the next entry pushed
+	n       int    // entries waiting
+	out     map[uint64]handedOut
+	ready   hostHeap // by the seq of their first entry
+	waiting hostHeap // by ready time
+
+	closed   bool
+	dirty    atomic.Bool // a step committed and not yet synced
+	stopSync chan struct{}
+	syncDone sync.WaitGroup
+	syncErr  atomic.Pointer[error]
+}
+
+// hostQueue is one host's queue: its first entries in memory, the rest on
+// disk.
+type hostQueue struct {
+	name     string
+	id       uint32
+	head     []queued // the first waiting entries, in order
+	count    int      // entries waiting, head included
+	loaded   uint64   // the seq after which to load more
+	inflight int
+	readyAt  time.Time
+	heap     *hostHeap // the heap it is in, or nil
+	index    int
+}
+
+type queued struct {
+	seq uint64
+	e   frontier.Entry
+}
+
+type handedOut struct {
+	host *hostQueue
+	seq  uint64
+}
+
+// Keys. Fingerprints and sequence numbers are big-endian, so that keys sort
+// as numbers.
+const (
+	prefixMeta  = 'm' // "m": the format version
+	prefixSeen  = 's' // "s" fp: a seen URL
+	prefixQueue = 'q' // "q" host id seq: a waiting entry
+	prefixHost  = 'h' // "h" name: host id, ready time
+)
+
+var metaKey = []byte{prefixMeta}
+
+// Open opens the store in dir, making it if needed. A store written by an
+// incompatible version is refused with an error wrapping ErrVersion; one
+// another process holds is refused too.
+func Open(dir string, o *Options) (*Store, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	db, err := pebble.Open(dir, &pebble.Options{FS: o.FS, Logger: quiet{}})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	s := &Store{
+		db:           db,
+		syncInterval: politeness.Or(o.SyncInterval, DefaultSyncInterval),
+		perHost:      o.PerHost,
+		hosts:        map[string]*hostQueue{},
+		out:          map[uint64]handedOut{},
+		stopSync:     make(chan struct{}),
+	}
+	if o.SyncInterval < 0 {
+		s.syncInterval = -1
+	}
+	s.waiting.byReadyAt = true
+	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
+		s.bloom = seen.NewBloom(n, 0.01)
+	}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	s.batch = db.NewIndexedBatch()
+	if s.syncInterval > 0 {
+		s.syncDone.Add(1)
+		go s.syncLoop()
+	}
+	return s, nil
+}
+
+// load reads what the crawl had: the version, the seen-set into the Bloom
+// filter, the hosts and the heads of their queues.
+func (s *Store) load() error {
+	v, closer, err := s.db.Get(metaKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if err := s.db.Set(metaKey, []byte{formatVersion}, pebble.Sync); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		version := bytes.Clone(v)
+		closer.Close()
+		if len(version) != 1 || version[0] != formatVersion {
+			return fmt.Errorf("%w: format %v, want %d", ErrVersion, version, formatVersion)
+		}
+	}
+	byID := map[uint32]*hostQueue{}
+	err = s.scan(prefixHost, func(k, v []byte) error {
+		if len(v) != 12 {
+			return fmt.Errorf("host %q: a record of %d bytes", k[1:], len(v))
+		}
+		h := &hostQueue{name: string(k[1:]), id: binary.BigEndian.Uint32(v), index: -1}
+		if nanos := int64(binary.BigEndian.Uint64(v[4:])); nanos != 0 {
+			h.readyAt = time.Unix(0, nanos)
+		}
+		s.hosts[h.name], byID[h.id] = h, h
+		s.nextID = max(s.nextID, h.id+1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = s.scan(prefixSeen, func(k, _ []byte) error {
+		if len(k) != 9 {
+			return fmt.Errorf("seen key of %d bytes", len(k))
+		}
+		if s.bloom != nil {
+			s.bloom.Add(binary.BigEndian.Uint64(k[1:]))
+		}
+		s.nSeen++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = s.scan(prefixQueue, func(k, v []byte) error {
+		if len(k) != 13 {
+			return fmt.Errorf("queue key of %d bytes", len(k))
+		}
+		h := byID[binary.BigEndian.Uint32(k[1:])]
+		if h == nil {
+			return fmt.Errorf("queue entry of unknown host %d", binary.BigEndian.Uint32(k[1:]))
+		}
+		seq := binary.BigEndian.Uint64(k[5:])
+		s.seq = max(s.seq, seq+1)
+		h.count++
+		s.n++
+		if len(h.head) < headMax {
+			e, err := decodeEntry(v, h.name)
+			if err != nil {
+				return fmt.Errorf("queue entry %d of %s: %w", seq, h.name, err)
+			}
+			h.head = append(h.head, queued{seq, e})
+			h.loaded = seq + 1
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, h := range s.hosts {
+		s.schedule(h)
+	}
+	return nil
+}
+
+// scan calls f with every key of prefix p and its value, in order.
+func (s *Store) scan(p byte, f func(k, v []byte) error) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{p}, UpperBound: []byte{p + 1}})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := f(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+// Commit ends a step: its writes are committed as one batch. Unless
+// SyncInterval is negative, the fsync follows within SyncInterval; a crash
+// of the process loses nothing committed. After a write error every call
+// returns that error, and the crawl should stop.
+func (s *Store) Commit() error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.syncErr.Load(); err != nil {
+		s.err = *err
+		return s.err
+	}
+	if s.batch.Empty() {
+		return nil
+	}
+	opts := pebble.NoSync
+	if s.syncInterval < 0 {
+		opts = pebble.Sync
+	}
+	if err := s.batch.Commit(opts); err != nil {
+		s.err = fmt.Errorf("store: commit: %w", err)
+		return s.err
+	}
+	s.dirty.Store(true)
+	s.batch = s.db.NewIndexedBatch()
+	return nil
+}
+
+// Sync makes every committed step survive a crash of the machine now.
+func (s *Store) Sync() error {
+	s.dirty.Store(false)
+	if err := s.db.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("store: sync: %w", err)
+	}
+	return nil
+}
+
+// syncLoop syncs what was committed, every SyncInterval, until Close.
+func (s *Store) syncLoop() {
+	defer s.syncDone.Done()
+	t := time.NewTicker(s.syncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopSync:
+			return
+		case <-t.C:
+			if s.dirty.Load() {
+				if err := s.Sync(); err != nil {
+					s.syncErr.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		}
+	}
+}
+
+// ErrClosed is the error of a second Close.
+var ErrClosed = errors.New("store: closed")
+
+// Close commits the step in progress, syncs, and closes the database. The
+// Store must not be used after.
+func (s *Store) Close() error {
+	if s.closed {
+		return ErrClosed
+	}
+	s.closed = true
+	close(s.stopSync)
+	s.syncDone.Wait()
+	err := s.Commit()
+	if err == nil {
+		err = s.Sync()
+	}
+	s.batch.Close()
+	return errors.Join(err, s.db.Close())
+}
+
+// write applies a write to the step in progress, keeping the first error.
+func (s *Store) write(err error) {
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("store: %w", err)
+	}
+}
+
+func seenKey(fp uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixSeen}, fp)
+}
+
+func queueKey(host uint32, seq uint64) []byte {
+	k := binary.BigEndian.AppendUint32([]byte{prefixQueue}, host)
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+func hostKey(name string) []byte { return append([]byte{prefixHost}, name...) }
+
+// quiet is a pebble.Logger that keeps Pebble's information to itself; its
+// errors reach the Store's callers as errors.
+type quiet struct{}
+
+func (quiet) Infof(string, ...any)  {}
+func (quiet) Errorf(string, ...any) {}
+func (quiet) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("store: pebble: "+format, args...))
+}

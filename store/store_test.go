@@ -1,0 +1,247 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"crawler/frontier"
+	"crawler/frontier/frontiertest"
+	"crawler/store"
+)
+
+var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+// open opens a store in memory (or on fs, if not nil) and closes it at the
+// end of the test.
+func open(t *testing.T, fs vfs.FS, o store.Options) *store.Store {
+	t.Helper()
+	if fs == nil {
+		fs = vfs.NewMem()
+	}
+	o.FS = fs
+	st, err := store.Open("crawl", &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	frontiertest.Run(t, func() frontier.Frontier { return open(t, nil, store.Options{ExpectedURLs: 1000}).Frontier() })
+}
+
+func entry(host string, i int) frontier.Entry {
+	return frontier.Entry{URL: fmt.Sprintf("http://%s/%d", host, i), FP: uint64(i + 1), Host: host,
+		Depth: i % 5, Hops: i % 2, Referrer: fmt.Sprintf("http://%s/", host)}
+}
+
+// What a closed store held, a reopened one holds: the entries waiting, in
+// their order, those handed out and not done among them; the seen-set; each
+// host's next time.
+func TestReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, s := st.Frontier(), st.Seen()
+	for i := range 200 { // more than a host's head in memory
+		host := fmt.Sprintf("h%d.test", i%3)
+		if !s.Add(uint64(i + 1)) {
+			t.Fatalf("Add(%d) reported it seen", i+1)
+		}
+		f.Push(entry(host, i))
+	}
+	e, ok, _ := f.Next(t0) // h0's first: done
+	if !ok {
+		t.Fatal("nothing handed out")
+	}
+	f.Done(e, frontier.Result{Next: t0.Add(time.Hour)})
+	inFlight, _, _ := f.Next(t0) // h1's first: in flight at the close
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open(t, fs, store.Options{ExpectedURLs: 1000})
+	f, s = st.Frontier(), st.Seen()
+	if f.Len() != 199 || s.Len() != 200 || !s.Contains(1) || !s.Contains(200) || s.Contains(201) {
+		t.Fatalf("reopened: Len %d, seen %d; want 199 waiting (the one in flight back) and 200 seen", f.Len(), s.Len())
+	}
+	var got []frontier.Entry
+	for {
+		e, ok, _ := f.Next(t0)
+		if !ok {
+			break
+		}
+		got = append(got, e)
+		f.Done(e, frontier.Result{})
+	}
+	if len(got) != 199-66 { // h0's 66 others wait an hour
+		t.Fatalf("%d handed out at t0, want %d", len(got), 199-66)
+	}
+	if got[0] != inFlight && got[1] != inFlight {
+		t.Errorf("the entry in flight at the close came back as %+v, %+v; want %+v", got[0], got[1], inFlight)
+	}
+	if _, ok, wake := f.Next(t0); ok || !wake.Equal(t0.Add(time.Hour)) {
+		t.Errorf("h0: wake %v, want its next time kept, an hour on", wake)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Host == got[i-1].Host && got[i].FP < got[i-1].FP {
+			t.Fatalf("%s handed out before %s, pushed first", got[i-1].URL, got[i].URL)
+		}
+	}
+}
+
+// A store written by another version, or held by another Store, is refused.
+func TestOpenRefuses(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{ExpectedURLs: 10})
+	if _, err := store.Open("crawl", &store.Options{FS: fs}); err == nil {
+		t.Error("a second Open of a store in use succeeded")
+	}
+	st.Close()
+
+	db, err := pebble.Open("crawl", &pebble.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Set([]byte("m"), []byte{99}, pebble.Sync)
+	db.Close()
+	if _, err := store.Open("crawl", &store.Options{FS: fs}); !errors.Is(err, store.ErrVersion) {
+		t.Errorf("Open of a version-99 store = %v, want ErrVersion", err)
+	}
+}
+
+// crawlState is what a store holds, as the crawler sees it.
+type crawlState struct {
+	seen    []uint64 // sorted
+	waiting []uint64 // sorted
+}
+
+func (a crawlState) equal(b crawlState) bool {
+	return slices.Equal(a.seen, b.seen) && slices.Equal(a.waiting, b.waiting)
+}
+
+// TestCrash runs crawl steps on a crashable file system and, after steps
+// chosen at random, simulates a crash of the machine: the store reopened
+// from what was synced holds exactly what it held after some step, no
+// earlier than the last one synced. So a step is never half kept: a URL is
+// never seen without being queued.
+func TestCrash(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	fs := vfs.NewCrashableMem()
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000, SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { st.Close() }()
+	var model crawlState
+	history := []crawlState{{}} // before the first step and after each
+	synced := 0                 // steps synced
+	var out []frontier.Entry
+	next := uint64(1)
+	for step := range 300 {
+		f, s := st.Frontier(), st.Seen()
+		switch r.IntN(3) {
+		case 0, 1: // a page done with new links, as the crawler does
+			if len(out) > 0 {
+				e := out[0]
+				out = out[1:]
+				for range r.IntN(4) {
+					fp := next
+					next++
+					s.Add(fp)
+					f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
+					model.seen = append(model.seen, fp)
+					model.waiting = append(model.waiting, fp)
+				}
+				f.Done(e, frontier.Result{})
+				model.waiting = slices.DeleteFunc(model.waiting, func(fp uint64) bool { return fp == e.FP })
+			} else { // seeds
+				fp := next
+				next++
+				s.Add(fp)
+				f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
+				model.seen = append(model.seen, fp)
+				model.waiting = append(model.waiting, fp)
+			}
+		case 2: // hand an entry out: no write
+			if e, ok, _ := f.Next(t0); ok {
+				out = append(out, e)
+			}
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(model.seen)
+		slices.Sort(model.waiting)
+		history = append(history, crawlState{slices.Clone(model.seen), slices.Clone(model.waiting)})
+		if r.IntN(10) == 0 {
+			if err := st.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			synced = step + 1
+		}
+		if r.IntN(15) != 0 {
+			continue
+		}
+		crashed := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: r.IntN(101), RNG: rand.New(rand.NewPCG(uint64(step), 5))})
+		got := stateOf(t, crashed, next)
+		if !slices.ContainsFunc(history[synced:], got.equal) {
+			t.Fatalf("step %d: after a crash the store holds seen %v, waiting %v: no step's state since the last synced (%d): %v",
+				step, got.seen, got.waiting, synced, history[synced:])
+		}
+	}
+}
+
+// stateOf opens the store on fs and reads what it holds: the seen
+// fingerprints below next, and every entry waiting.
+func stateOf(t *testing.T, fs vfs.FS, next uint64) crawlState {
+	t.Helper()
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: -1, PerHost: -1})
+	if err != nil {
+		t.Fatalf("reopen after a crash: %v", err)
+	}
+	defer st.Close()
+	var c crawlState
+	for fp := uint64(1); fp < next; fp++ {
+		if st.Seen().Contains(fp) {
+			c.seen = append(c.seen, fp)
+		}
+	}
+	f := st.Frontier()
+	for {
+		e, ok, _ := f.Next(t0)
+		if !ok {
+			break
+		}
+		c.waiting = append(c.waiting, e.FP)
+	}
+	slices.Sort(c.waiting)
+	return c
+}
+
+// The storage engine is this package's: a program that imports the
+// crawler alone does not compile Pebble.
+func TestRootDoesNotImportPebble(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "crawler").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	if strings.Contains(string(out), "pebble") {
+		t.Error("package crawler depends on Pebble")
+	}
+}
