@@ -33,9 +33,15 @@ const formatVersion = 1
 // headMax is how many waiting entries of a host are kept in memory.
 const headMax = 32
 
-// ErrVersion is wrapped by the error of Open for a directory written by an
-// incompatible version of this package.
-var ErrVersion = errors.New("store: state written by an incompatible version")
+// Errors of Open and Claim.
+var (
+	// ErrVersion is wrapped by the error of Open for a directory written by
+	// an incompatible version of this package.
+	ErrVersion = errors.New("store: state written by an incompatible version")
+	// ErrOtherCrawl is wrapped by the error of Claim for a store that holds
+	// another crawl.
+	ErrOtherCrawl = errors.New("store: state of another crawl")
+)
 
 // Options configure a Store. As everywhere in this SDK, a number's 0 means
 // its default and a negative value switches it off.
@@ -127,7 +133,10 @@ const (
 	prefixHost  = 'h' // "h" name: host id, ready time
 )
 
-var metaKey = []byte{prefixMeta}
+var (
+	metaKey  = []byte{prefixMeta}
+	crawlKey = []byte{prefixMeta, 'c'} // the crawl's identity (see Claim)
+)
 
 // Open opens the store in dir, making it if needed. A store written by an
 // incompatible version is refused with an error wrapping ErrVersion; one
@@ -259,6 +268,30 @@ func (s *Store) scan(p byte, f func(k, v []byte) error) error {
 	}
 	return errors.Join(it.Error(), it.Close())
 }
+
+// Claim records id as the identity of the crawl the store holds (its
+// seeds, say), or, if one is recorded, checks that it is id: a store is
+// never silently shared by two crawls. Claim syncs.
+func (s *Store) Claim(id string) error {
+	v, closer, err := s.db.Get(crawlKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if err := s.db.Set(crawlKey, []byte(id), pebble.Sync); err != nil {
+			return fmt.Errorf("store: claim: %w", err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("store: claim: %w", err)
+	}
+	defer closer.Close()
+	if string(v) != id {
+		return fmt.Errorf("%w: %q, not %q", ErrOtherCrawl, v, id)
+	}
+	return nil
+}
+
+// Hosts reports the number of hosts the crawl has queued URLs of. O(1).
+func (s *Store) Hosts() int { return len(s.hosts) }
 
 // Commit ends a step: its writes are committed as one batch. Unless
 // SyncInterval is negative, the fsync follows within SyncInterval; a crash

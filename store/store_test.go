@@ -245,3 +245,20 @@ func TestRootDoesNotImportPebble(t *testing.T) {
 		t.Error("package crawler depends on Pebble")
 	}
 }
+
+// A store holds one crawl: Claim records it, and refuses another.
+func TestClaim(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{ExpectedURLs: 10})
+	if err := st.Claim("seeds: a b"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st = open(t, fs, store.Options{ExpectedURLs: 10})
+	if err := st.Claim("seeds: a b"); err != nil {
+		t.Errorf("the same crawl refused: %v", err)
+	}
+	if err := st.Claim("seeds: c"); !errors.Is(err, store.ErrOtherCrawl) {
+		t.Errorf("Claim of another crawl = %v, want ErrOtherCrawl", err)
+	}
+}

@@ -42,6 +42,8 @@ type options struct {
 	seen               string
 	frontier           string
 	seenSize           int
+	state              string
+	stateStats         bool
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -107,6 +109,12 @@ func parseFlags(args []string, stdout io.Writer) (*options, []string, error) {
 		o.pacing.Delay = -1 // our own web on loopback
 	}
 	seeds := fs.Args()
+	if o.stateStats {
+		if o.state == "" {
+			return nil, nil, usageError{errors.New("-stats needs -state DIR")}
+		}
+		return &o, seeds, nil
+	}
 	if len(seeds) == 0 && !o.demo {
 		return nil, nil, usageError{errors.New("no seed URL given (or use -demo; -help for usage)")}
 	}
@@ -138,6 +146,8 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
+	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too")
+	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -164,6 +174,7 @@ func (o *options) validate() error {
 	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
 	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
+	check(o.state == "" || o.seen == "exact" && o.frontier == "fifo", "-state keeps its own seen-set and breadth-first frontier: drop -seen %s and -frontier %s", o.seen, o.frontier)
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}

@@ -29,6 +29,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +37,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -44,6 +46,7 @@ import (
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/seen"
+	"crawler/store"
 )
 
 // main runs the command, stopped by SIGINT or SIGTERM, and exits with
@@ -128,16 +131,71 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if o.stateStats {
+		return printState(o.state, stdout)
+	}
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
 	cr := newCrawl(o, outs, stdout, stderr, fail)
 	fetcher, demoSeeds, closeFetcher := startFetcher(o, cr.con)
 	defer closeFetcher()
 	cr.c.Fetcher = fetcher
+	seeds = append(seeds, demoSeeds...)
+	var st *store.Store
+	if o.state != "" {
+		if st, err = openState(o, seeds); err != nil {
+			return err
+		}
+		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
+	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
-	runErr := cr.c.Run(ctx, append(seeds, demoSeeds...)...)
+	runErr := cr.c.Run(ctx, seeds...)
 	stopProgress()
+	if st != nil {
+		if runErr == nil && cr.c.Stats().Requests == 0 && st.Frontier().Len() == 0 {
+			fmt.Fprintf(cr.con, "crawl: the crawl in %s is finished: nothing left to fetch\n", o.state)
+		}
+		if err := st.Close(); err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("-state %s: %w", o.state, err))
+		}
+	}
 	return cr.finish(runErr)
+}
+
+// openState opens the -state directory for a crawl of seeds, which must be
+// the crawl it holds, if any.
+func openState(o *options, seeds []string) (*store.Store, error) {
+	st, err := store.Open(o.state, &store.Options{PerHost: o.perHost})
+	if err != nil {
+		return nil, fmt.Errorf("-state %s: %w", o.state, err)
+	}
+	id := slices.Clone(seeds)
+	slices.Sort(id)
+	if err := st.Claim("seeds " + strings.Join(slices.Compact(id), " ")); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("-state %s holds another crawl (give the same seeds, or another directory): %w", o.state, err)
+	}
+	return st, nil
+}
+
+// printState writes a summary of the state in dir as JSON to w.
+func printState(dir string, w io.Writer) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("-state %s: %w", dir, err)
+	}
+	st, err := store.Open(dir, nil)
+	if err != nil {
+		return fmt.Errorf("-state %s: %w", dir, err)
+	}
+	defer st.Close()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Seen    int  `json:"seen"`
+		Waiting int  `json:"waiting"`
+		Hosts   int  `json:"hosts"`
+		Done    bool `json:"finished"`
+	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0})
 }
 
 // crawl is one run of the command: its options, Crawler and outputs.
