@@ -293,6 +293,11 @@ type run struct {
 	// holds the depth at which each page with links was done. Scheduler
 	// only.
 	depths, done depthTable
+	// trackDepths says whether depths are kept: always under
+	// Scope.MaxDepth; without it, only for a frontier in memory, since
+	// depths grows with the URLs waiting, which a durable frontier keeps
+	// on disk.
+	trackDepths bool
 
 	seeds        map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
 	seedsRefused atomic.Int64    // of those, how many were refused their address
@@ -362,6 +367,8 @@ func (c *Crawler) newRun(h Handler) *run {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	r.agentToken = politeness.ProductToken(r.userAgent)
+	_, durable := r.frontier.(frontier.Committer)
+	r.trackDepths = c.Scope.MaxDepth > 0 || !durable
 	return r
 }
 
@@ -469,6 +476,9 @@ func (r *run) loop(ctx context.Context) error {
 		if inflight == 0 && (r.frontier.Len() == 0 || !budgetLeft()) {
 			break
 		}
+		if inflight == 0 && failed == nil {
+			failed = r.flush() // no step will end before the wait does
+		}
 		var wakeC <-chan time.Time
 		if !wake.IsZero() && inflight < r.workers && budgetLeft() {
 			timer.Reset(time.Until(wake))
@@ -491,6 +501,9 @@ func (r *run) loop(ctx context.Context) error {
 	for inflight > 0 {
 		apply(<-results)
 	}
+	if err := r.flush(); err != nil && failed == nil {
+		failed = err
+	}
 	r.publish(0)
 	switch {
 	case failed != nil:
@@ -507,6 +520,16 @@ func (r *run) commit() error {
 	if c, ok := r.frontier.(frontier.Committer); ok {
 		if err := c.Commit(); err != nil {
 			return fmt.Errorf("crawler: frontier commit: %w", err)
+		}
+	}
+	return nil
+}
+
+// flush makes the steps ended durable, for a frontier.Committer.
+func (r *run) flush() error {
+	if c, ok := r.frontier.(frontier.Committer); ok {
+		if err := c.Flush(); err != nil {
+			return fmt.Errorf("crawler: frontier flush: %w", err)
 		}
 	}
 	return nil
@@ -595,7 +618,9 @@ func (r *run) discover(l link, referrer string) bool {
 		return false
 	}
 	r.hosts[l.host] = struct{}{}
-	r.depths.set(l.fp, l.depth)
+	if r.trackDepths {
+		r.depths.set(l.fp, l.depth)
+	}
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true
 }

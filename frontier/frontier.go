@@ -61,10 +61,13 @@ type Result struct {
 // Committer is a Frontier that writes in steps, such as a durable store:
 // the crawler calls Commit at the end of each step of its scheduler (the
 // seeds pushed; a page's outcome given to Done with the links pushed just
-// before), so that a crash keeps each step whole or not at all. An error
-// stops the crawl.
+// before), so that a crash keeps each step whole or not at all, and Flush
+// before it waits with nothing in flight and at the end of a Run, so that
+// every step ended is durable then. Steps may be committed in groups. An
+// error stops the crawl.
 type Committer interface {
 	Commit() error
+	Flush() error
 }
 
 // Frontier is the set of URLs still to fetch and the policy that orders

@@ -25,6 +25,9 @@ var _ frontier.Committer = (*Frontier)(nil)
 // Commit ends the crawler's step; see [Store.Commit].
 func (f *Frontier) Commit() error { return (*Store)(f).Commit() }
 
+// Flush makes the steps ended durable; see [Store.Flush].
+func (f *Frontier) Flush() error { return (*Store)(f).Flush() }
+
 // Len reports the number of entries waiting. O(1).
 func (f *Frontier) Len() int { return f.n }
 

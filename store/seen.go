@@ -30,20 +30,31 @@ func (t *Seen) Add(fp uint64) bool {
 	if s.bloom != nil {
 		s.bloom.Add(fp)
 	}
+	s.cache.add(fp) // Mercator's table of recent additions, in the same cache
 	s.nSeen++
 	return true
 }
 
 // Contains reports whether fp was added, in a committed step or the one
-// in progress.
+// in progress: no for most new fingerprints from the Bloom filter, yes for
+// most seen ones from the cache, and from a read of the store for the
+// rest.
 func (t *Seen) Contains(fp uint64) bool {
 	s := (*Store)(t)
+	s.seenStats.Tests++
 	if s.bloom != nil && !s.bloom.Contains(fp) {
+		s.seenStats.Filtered++
 		return false
 	}
+	if s.cache.contains(fp) {
+		s.seenStats.CacheHits++
+		return true
+	}
+	s.seenStats.Reads++
 	_, closer, err := s.batch.Get(seenKey(fp))
 	if err == nil {
 		closer.Close()
+		s.cache.add(fp)
 		return true
 	}
 	if !errors.Is(err, pebble.ErrNotFound) {
@@ -52,6 +63,17 @@ func (t *Seen) Contains(fp uint64) bool {
 	}
 	return false
 }
+
+// SeenStats counts the seen-set's tests and how each was answered.
+type SeenStats struct {
+	Tests     int64 // calls of Contains, Add's included
+	Filtered  int64 // answered "new" by the Bloom filter, with no read
+	CacheHits int64 // answered "seen" by the cache
+	Reads     int64 // answered by a read of the store
+}
+
+// Stats returns the counts of the tests so far.
+func (t *Seen) Stats() SeenStats { return t.seenStats }
 
 // Len reports the number of fingerprints added. O(1).
 func (t *Seen) Len() int { return t.nSeen }

@@ -141,9 +141,17 @@ func (a crawlState) equal(b crawlState) bool {
 // earlier than the last one synced. So a step is never half kept: a URL is
 // never seen without being queued.
 func TestCrash(t *testing.T) {
+	for _, interval := range []time.Duration{time.Hour, -1} {
+		t.Run(fmt.Sprint("interval=", interval), func(t *testing.T) { testCrash(t, interval) })
+	}
+}
+
+// testCrash is TestCrash with commit groups of SyncInterval interval: an
+// hour (a group ends when the test flushes) or -1 (each step alone).
+func testCrash(t *testing.T, interval time.Duration) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fs := vfs.NewCrashableMem()
-	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000, SyncInterval: time.Hour})
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000, SyncInterval: interval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +197,10 @@ func TestCrash(t *testing.T) {
 		slices.Sort(model.seen)
 		slices.Sort(model.waiting)
 		history = append(history, crawlState{slices.Clone(model.seen), slices.Clone(model.waiting)})
-		if r.IntN(10) == 0 {
-			if err := st.Sync(); err != nil {
+		if interval < 0 {
+			synced = step + 1
+		} else if r.IntN(10) == 0 {
+			if err := st.Flush(); err != nil {
 				t.Fatal(err)
 			}
 			synced = step + 1
