@@ -16,7 +16,17 @@
 // step whole or not at all. Entries handed out are written nowhere, so
 // after a crash the pages in flight are fetched again (at least once).
 //
-// Keys: "m" the format version; "s"+fingerprint a seen URL; "q"+host
+// Durable so far: the seen-set, the breadth-first queues (one per host,
+// on disk, four entries each in memory) and each host's next allowed time.
+// Not yet: the robots.txt cache (fetched again after a restart), budgets
+// counted across runs, trap-rule state, stats totals, the crawl's scope,
+// and an AOPIC frontier.
+//
+// The seen-set answers a new URL from an in-memory Bloom filter (no read)
+// and most seen ones from a CLOCK cache of 2^18 fingerprints (Mercator's);
+// the rest read the store.
+//
+// Keys: "m" the format version, "mc" the crawl's identity (Claim); "s"+fingerprint a seen URL; "q"+host
 // id+seq a waiting entry (FP, depth, hops, tries, URL, referrer); "h"+host
 // the host's id and next allowed time, so a restarted crawl keeps each
 // host's pace.
