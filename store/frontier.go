@@ -37,7 +37,7 @@ func (f *Frontier) Push(e frontier.Entry) {
 	h := s.host(e.Host)
 	seq := s.seq
 	s.seq++
-	s.write(s.batch.Set(queueKey(h.id, seq), appendEntry(nil, e), nil))
+	s.set(queueKey(h.id, seq), appendEntry(nil, e))
 	if len(h.head) == h.count && len(h.head) < headMax {
 		h.head = append(h.head, queued{seq, e})
 		h.loaded = seq + 1
@@ -67,7 +67,7 @@ func (s *Store) writeHost(h *hostQueue) {
 		nanos = h.readyAt.UnixNano()
 	}
 	v = binary.BigEndian.AppendUint64(v, uint64(nanos))
-	s.write(s.batch.Set(hostKey(h.name), v, nil))
+	s.set(hostKey(h.name), v)
 }
 
 // Next hands out the oldest entry among the hosts ready at now. It writes
@@ -105,6 +105,9 @@ func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 func (s *Store) fill(h *hostQueue) bool {
 	if len(h.head) > 0 {
 		return true
+	}
+	if s.err != nil {
+		return false
 	}
 	it, err := s.batch.NewIter(&pebble.IterOptions{LowerBound: queueKey(h.id, h.loaded), UpperBound: queueKey(h.id, math.MaxUint64)})
 	if err != nil {
@@ -145,7 +148,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		s.writeHost(h)
 	}
 	if r.Retry {
-		s.write(s.batch.Set(queueKey(h.id, o.seq), appendEntry(nil, e), nil))
+		s.set(queueKey(h.id, o.seq), appendEntry(nil, e))
 		i := 0
 		for i < len(h.head) && h.head[i].seq < o.seq {
 			i++
@@ -159,7 +162,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		h.count++
 		s.n++
 	} else {
-		s.write(s.batch.Delete(queueKey(h.id, o.seq), nil))
+		s.del(queueKey(h.id, o.seq))
 	}
 	if h.heap != nil {
 		h.heap.remove(h)

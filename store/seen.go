@@ -26,7 +26,7 @@ func (t *Seen) Add(fp uint64) bool {
 	if t.Contains(fp) {
 		return false
 	}
-	s.write(s.batch.Set(seenKey(fp), nil, nil))
+	s.set(seenKey(fp), nil)
 	if s.bloom != nil {
 		s.bloom.Add(fp)
 	}
@@ -51,6 +51,9 @@ func (t *Seen) Contains(fp uint64) bool {
 		return true
 	}
 	s.seenStats.Reads++
+	if s.err != nil {
+		return true // unknown: never fetch twice
+	}
 	_, closer, err := s.batch.Get(seenKey(fp))
 	if err == nil {
 		closer.Close()

@@ -343,12 +343,21 @@ func (s *Store) Flush() error {
 	if s.batch.Empty() {
 		return nil
 	}
-	if err := s.batch.Commit(pebble.Sync); err != nil {
-		s.err = fmt.Errorf("store: commit: %w", err)
+	if err := s.commit(); err != nil {
+		s.err = err
 		return s.err
 	}
 	s.batch.Close()
 	s.batch = s.db.NewIndexedBatch()
+	return nil
+}
+
+// commit commits the batch, synced.
+func (s *Store) commit() (err error) {
+	defer recoverFatal(&err)
+	if err := s.batch.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
 	return nil
 }
 
@@ -363,11 +372,34 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.Flush()
-	s.batch.Close()
-	return errors.Join(err, s.db.Close())
+	return errors.Join(err, s.closeDB())
 }
 
-// write applies a write to the step in progress, keeping the first error.
+// closeDB closes the database, releasing its lock, even after a fatal
+// error (whose files stay as the last commit left them).
+func (s *Store) closeDB() (err error) {
+	defer recoverFatal(&err)
+	if s.err == nil {
+		s.batch.Close()
+	}
+	return s.db.Close()
+}
+
+// set writes key in the step in progress, unless the store has failed.
+func (s *Store) set(key, value []byte) {
+	if s.err == nil {
+		s.write(s.batch.Set(key, value, nil))
+	}
+}
+
+// del deletes key in the step in progress, unless the store has failed.
+func (s *Store) del(key []byte) {
+	if s.err == nil {
+		s.write(s.batch.Delete(key, nil))
+	}
+}
+
+// write keeps the first error of a write.
 func (s *Store) write(err error) {
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("store: %w", err)
@@ -392,5 +424,21 @@ type quiet struct{}
 func (quiet) Infof(string, ...any)  {}
 func (quiet) Errorf(string, ...any) {}
 func (quiet) Fatalf(format string, args ...any) {
-	panic(fmt.Sprintf("store: pebble: "+format, args...))
+	panic(fatal{fmt.Errorf(format, args...)})
+}
+
+// fatal is the panic of quiet.Fatalf: Pebble's report of an error it
+// cannot go on from, such as a write to a full disk. The Store recovers it
+// as its sticky error, and takes no more writes.
+type fatal struct{ err error }
+
+// recoverFatal turns a fatal panic into *err.
+func recoverFatal(err *error) {
+	if v := recover(); v != nil {
+		f, ok := v.(fatal)
+		if !ok {
+			panic(v)
+		}
+		*err = fmt.Errorf("store: %w", f.err)
+	}
 }
