@@ -52,6 +52,9 @@ type Result struct {
 	// not. Importance-based frontiers spend credit on them; FIFO ignores
 	// them. The slice belongs to the frontier after Done.
 	Links []uint64
+	// Requested reports that a page request was sent for the entry (not
+	// for one disallowed, refused or cut short): what MaxPages counts.
+	Requested bool
 	// Redirect reports that the entry was a redirect to Links[0], its one
 	// link: no page of its own. AOPIC passes its credit and its history to
 	// the target whole, and leaves it out of its ranking.

@@ -164,6 +164,9 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	} else {
 		s.del(queueKey(h.id, o.seq))
 	}
+	if r.Requested {
+		s.requests++
+	}
 	if h.heap != nil {
 		h.heap.remove(h)
 	}

@@ -102,13 +102,14 @@ type Store struct {
 	nSeen     int
 	seenStats SeenStats
 
-	hosts   map[string]*hostQueue
-	nextID  uint32
-	seq     uint64 // of the next entry pushed
-	n       int    // entries waiting
-	out     map[uint64]handedOut
-	ready   hostHeap // by the seq of their first entry
-	waiting hostHeap // by ready time
+	hosts    map[string]*hostQueue
+	nextID   uint32
+	seq      uint64 // of the next entry pushed
+	n        int    // entries waiting
+	requests int64  // page requests, in every run
+	out      map[uint64]handedOut
+	ready    hostHeap // by the seq of their first entry
+	waiting  hostHeap // by ready time
 
 	closed bool
 	opened time.Time // when the commit group in the batch began; zero if none
@@ -148,8 +149,9 @@ const (
 )
 
 var (
-	metaKey  = []byte{prefixMeta}
-	crawlKey = []byte{prefixMeta, 'c'} // the crawl's identity (see Claim)
+	metaKey     = []byte{prefixMeta}
+	crawlKey    = []byte{prefixMeta, 'c'} // the crawl's identity (see Claim)
+	requestsKey = []byte{prefixMeta, 'r'} // page requests so far (see Requests)
 )
 
 // Open opens the store in dir, making it if needed. A store written by an
@@ -207,6 +209,12 @@ func (s *Store) load() error {
 		if len(version) != 1 || version[0] != formatVersion {
 			return fmt.Errorf("%w: format %v, want %d", ErrVersion, version, formatVersion)
 		}
+	}
+	if v, closer, err := s.db.Get(requestsKey); err == nil {
+		if len(v) == 8 {
+			s.requests = int64(binary.BigEndian.Uint64(v))
+		}
+		closer.Close()
 	}
 	byID := map[uint32]*hostQueue{}
 	err = s.scan(prefixHost, func(k, v []byte) error {
@@ -307,6 +315,11 @@ func (s *Store) Claim(id string) error {
 // Hosts reports the number of hosts the crawl has queued URLs of. O(1).
 func (s *Store) Hosts() int { return len(s.hosts) }
 
+// Requests reports how many page requests the crawl has made, in every
+// run, as of the step in progress (frontier.Result.Requested): what a
+// budget of pages across runs counts. It is committed with the steps.
+func (s *Store) Requests() int64 { return s.requests }
+
 // Commit ends a step. Steps are committed in groups, as one batch synced
 // to disk, when the group is SyncInterval old (or large), so that a crash
 // of the process or the machine loses at most the steps of one group, and
@@ -343,6 +356,7 @@ func (s *Store) Flush() error {
 	if s.batch.Empty() {
 		return nil
 	}
+	s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
 	if err := s.commit(); err != nil {
 		s.err = err
 		return s.err
@@ -365,7 +379,9 @@ func (s *Store) commit() (err error) {
 var ErrClosed = errors.New("store: closed")
 
 // Close commits the step in progress, syncs, and closes the database. The
-// Store must not be used after.
+// Store must not be used after. After a fatal error of Pebble (a full disk)
+// it returns that error and leaves the database to the end of the process,
+// which holds its lock until then.
 func (s *Store) Close() error {
 	if s.closed {
 		return ErrClosed
@@ -375,13 +391,16 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.closeDB())
 }
 
-// closeDB closes the database, releasing its lock, even after a fatal
-// error (whose files stay as the last commit left them).
+// closeDB closes the database, releasing its lock. After a fatal error
+// Pebble cannot be closed ("the commit pipeline will be horked"): its
+// files stay as the last commit left them, and the lock goes with the
+// process, which should end.
 func (s *Store) closeDB() (err error) {
-	defer recoverFatal(&err)
-	if s.err == nil {
-		s.batch.Close()
+	if _, fatal := errors.AsType[fatalError](s.err); fatal {
+		return nil
 	}
+	defer recoverFatal(&err)
+	s.batch.Close()
 	return s.db.Close()
 }
 
@@ -424,21 +443,23 @@ type quiet struct{}
 func (quiet) Infof(string, ...any)  {}
 func (quiet) Errorf(string, ...any) {}
 func (quiet) Fatalf(format string, args ...any) {
-	panic(fatal{fmt.Errorf(format, args...)})
+	panic(fatalError{fmt.Errorf(format, args...)})
 }
 
-// fatal is the panic of quiet.Fatalf: Pebble's report of an error it
+// fatalError is the panic of quiet.Fatalf: Pebble's report of an error it
 // cannot go on from, such as a write to a full disk. The Store recovers it
 // as its sticky error, and takes no more writes.
-type fatal struct{ err error }
+type fatalError struct{ err error }
 
-// recoverFatal turns a fatal panic into *err.
+func (e fatalError) Error() string { return "store: " + e.err.Error() }
+
+// recoverFatal turns a fatalError panic into *err.
 func recoverFatal(err *error) {
 	if v := recover(); v != nil {
-		f, ok := v.(fatal)
+		f, ok := v.(fatalError)
 		if !ok {
 			panic(v)
 		}
-		*err = fmt.Errorf("store: %w", f.err)
+		*err = f
 	}
 }

@@ -66,7 +66,7 @@ func TestReopen(t *testing.T) {
 	if !ok {
 		t.Fatal("nothing handed out")
 	}
-	f.Done(e, frontier.Result{Next: t0.Add(time.Hour)})
+	f.Done(e, frontier.Result{Next: t0.Add(time.Hour), Requested: true})
 	inFlight, _, _ := f.Next(t0) // h1's first: in flight at the close
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
@@ -77,6 +77,9 @@ func TestReopen(t *testing.T) {
 
 	st = open(t, fs, store.Options{ExpectedURLs: 1000})
 	f, s = st.Frontier(), st.Seen()
+	if st.Requests() != 1 {
+		t.Errorf("reopened: Requests %d, want the one request made", st.Requests())
+	}
 	if f.Len() != 199 || s.Len() != 200 || !s.Contains(1) || !s.Contains(200) || s.Contains(201) {
 		t.Fatalf("reopened: Len %d, seen %d; want 199 waiting (the one in flight back) and 200 seen", f.Len(), s.Len())
 	}

@@ -147,6 +147,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
+		if o.maxPages > 0 { // the budget counts the pages of every run
+			cr.c.MaxPages = o.maxPages - st.Requests()
+			if cr.c.MaxPages <= 0 {
+				fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its -max-pages budget: %d page requests made\n", o.state, st.Requests())
+				return errors.Join(st.Close(), cr.finish(nil))
+			}
+		}
 	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
 	runErr := cr.c.Run(ctx, seeds...)

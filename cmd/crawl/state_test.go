@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +30,10 @@ func crawlState(ctx context.Context, w *crawlertest.Web, dir string, args ...str
 	return cmd
 }
 
-// A crawl with -state resumes when the same command runs again: in runs
-// of 100 pages, every page is fetched once; a finished crawl says so and
-// exits 0; -stats reads the state; another crawl's seeds are refused.
+// A crawl with -state resumes when the command runs again: with -max-pages
+// raised by 100 each run (it counts the pages of every run), every page is
+// fetched once; a spent budget and a finished crawl say so and exit 0;
+// -stats reads the state; another crawl's seeds are refused.
 func TestStateResumes(t *testing.T) {
 	w := stateWeb(t, 0)
 	dir := filepath.Join(t.TempDir(), "state")
@@ -40,13 +42,24 @@ func TestStateResumes(t *testing.T) {
 		if run > 20 {
 			t.Fatal("the crawl never finished")
 		}
-		cmd := crawlState(t.Context(), w, dir, "-max-pages", "100")
+		cmd := crawlState(t.Context(), w, dir, "-max-pages", fmt.Sprint(100*run))
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out)
 		}
 		if strings.Contains(string(out), "is finished") {
 			break
+		}
+		if n := w.TotalRequests(); n < 100*run && n == len(want) {
+			continue // done: the next run says so
+		} else if n != 100*run {
+			t.Fatalf("after run %d with -max-pages %d: %d page requests in all", run, 100*run, n)
+		}
+		if run == 1 {
+			out, err := crawlState(t.Context(), w, dir, "-max-pages", "100").CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "spent its -max-pages budget") || w.TotalRequests() != 100 {
+				t.Fatalf("the same budget again: %v, %d requests\n%s", err, w.TotalRequests(), out)
+			}
 		}
 	}
 	counts := w.RequestCounts()
