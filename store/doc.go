@@ -23,7 +23,8 @@
 // and an AOPIC frontier.
 //
 // The seen-set answers a new URL from an in-memory Bloom filter (no read)
-// and most seen ones from a CLOCK cache of 2^18 fingerprints (Mercator's);
+// and most seen ones from a CLOCK cache of 2^20 fingerprints (Mercator's
+// idea, four times its size);
 // the rest read the store.
 //
 // Keys: "m" the format version, "mc" the crawl's identity (Claim); "s"+fingerprint a seen URL; "q"+host
