@@ -293,6 +293,8 @@ type run struct {
 	// holds the depth at which each page with links was done. Scheduler
 	// only.
 	depths, done depthTable
+	// committer is the frontier, if it writes in steps; else nil.
+	committer frontier.Committer
 	// trackDepths says whether depths are kept: always under
 	// Scope.MaxDepth; without it, only for a frontier in memory, since
 	// depths grows with the URLs waiting, which a durable frontier keeps
@@ -367,8 +369,8 @@ func (c *Crawler) newRun(h Handler) *run {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	r.agentToken = politeness.ProductToken(r.userAgent)
-	_, durable := r.frontier.(frontier.Committer)
-	r.trackDepths = c.Scope.MaxDepth > 0 || !durable
+	r.committer, _ = r.frontier.(frontier.Committer)
+	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
 	return r
 }
 
@@ -517,20 +519,22 @@ func (r *run) loop(ctx context.Context) error {
 // commit ends a step of the scheduler for a frontier that writes in steps
 // (frontier.Committer). Its error, wrapped, stops the crawl.
 func (r *run) commit() error {
-	if c, ok := r.frontier.(frontier.Committer); ok {
-		if err := c.Commit(); err != nil {
-			return fmt.Errorf("crawler: frontier commit: %w", err)
-		}
+	if r.committer == nil {
+		return nil
+	}
+	if err := r.committer.Commit(); err != nil {
+		return fmt.Errorf("crawler: frontier commit: %w", err)
 	}
 	return nil
 }
 
 // flush makes the steps ended durable, for a frontier.Committer.
 func (r *run) flush() error {
-	if c, ok := r.frontier.(frontier.Committer); ok {
-		if err := c.Flush(); err != nil {
-			return fmt.Errorf("crawler: frontier flush: %w", err)
-		}
+	if r.committer == nil {
+		return nil
+	}
+	if err := r.committer.Flush(); err != nil {
+		return fmt.Errorf("crawler: frontier flush: %w", err)
 	}
 	return nil
 }
