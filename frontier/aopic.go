@@ -571,7 +571,7 @@ func (a *AOPIC) enqueue(i int32, credit, history float64) {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (a *AOPIC) schedule(h *aopicHost) {
-	if h.heap != nil || len(h.pages) == 0 || h.inflight >= perHostLimit(a.PerHost) {
+	if h.heap != nil || len(h.pages) == 0 || h.inflight >= PerHostLimit(a.PerHost) {
 		return
 	}
 	a.hostPush(&a.waiting, h)

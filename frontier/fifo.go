@@ -180,7 +180,7 @@ func (f *FIFO) host(name string) *hostQueue {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (f *FIFO) schedule(h *hostQueue) {
-	if h.heap != nil || h.len() == 0 || h.inflight >= perHostLimit(f.PerHost) {
+	if h.heap != nil || h.len() == 0 || h.inflight >= PerHostLimit(f.PerHost) {
 		return
 	}
 	f.waiting.push(h)

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// perHostLimit reads a frontier's PerHost: 0 means 1, negative no limit.
-func perHostLimit(n int) int {
+// PerHostLimit reads a frontier's PerHost setting as every frontier does:
+// how many entries of one host may be out at once. 0 means 1; a negative
+// value, no limit (math.MaxInt).
+func PerHostLimit(n int) int {
 	switch {
 	case n == 0:
 		return 1

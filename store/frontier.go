@@ -175,14 +175,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 
 // schedule puts h in the waiting heap if it has entries and a free slot.
 func (s *Store) schedule(h *hostQueue) {
-	limit := s.perHost
-	switch {
-	case limit == 0:
-		limit = 1
-	case limit < 0:
-		limit = math.MaxInt
-	}
-	if h.heap != nil || h.count == 0 || h.inflight >= limit {
+	if h.heap != nil || h.count == 0 || h.inflight >= s.perHost {
 		return
 	}
 	s.waiting.push(h)

@@ -94,9 +94,9 @@ type Options struct {
 type Store struct {
 	db           *pebble.DB
 	batch        *pebble.Batch // the step in progress
-	syncInterval time.Duration
-	perHost      int
-	err          error // the first write error: the store takes no more
+	syncInterval time.Duration // 0: every step is its own group
+	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
+	err          error         // the first write error: the store takes no more
 
 	bloom     *seen.Bloom // nil: none
 	cache     *fpCache
@@ -173,12 +173,9 @@ func Open(dir string, o *Options) (*Store, error) {
 	s := &Store{
 		db:           db,
 		syncInterval: politeness.Or(o.SyncInterval, DefaultSyncInterval),
-		perHost:      o.PerHost,
+		perHost:      frontier.PerHostLimit(o.PerHost),
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
-	}
-	if o.SyncInterval < 0 {
-		s.syncInterval = -1
 	}
 	s.waiting.byReadyAt = true
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
