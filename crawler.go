@@ -14,6 +14,7 @@ import (
 	"crawler/canon"
 	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/internal/depths"
 	"crawler/politeness"
 	"crawler/seen"
 )
@@ -292,7 +293,7 @@ type run struct {
 	// pushed, while it waits or is in flight; under Scope.MaxDepth, done
 	// holds the depth at which each page with links was done. Scheduler
 	// only.
-	depths, done depthTable
+	depths, done depths.Table
 	// committer is the frontier, if it writes in steps; else nil.
 	committer frontier.Committer
 	// trackDepths says whether depths are kept: always under
@@ -468,7 +469,7 @@ func (r *run) loop(ctx context.Context) error {
 			if r.rateInterval > 0 {
 				nextSlot = now.Add(r.rateInterval)
 			}
-			if d, ok := r.depths.get(e.FP); ok && d < e.Depth {
+			if d, ok := r.depths.Get(e.FP); ok && d < e.Depth {
 				e.Depth = d // a shorter path was found while it waited
 			}
 			inflight++
@@ -575,15 +576,15 @@ func (r *run) checkContent(o outcome) {
 // in. If the nearer path was found while it was in flight, that is now.
 func (r *run) finished(o outcome) {
 	e := o.entry
-	d, ok := r.depths.get(e.FP)
-	r.depths.remove(e.FP)
+	d, ok := r.depths.Get(e.FP)
+	r.depths.Remove(e.FP)
 	switch {
 	case r.scope.MaxDepth <= 0 || len(o.linkFPs) == 0 && !o.depthCut:
 	case ok && d < e.Depth:
 		e.Depth, e.Tries = d, 0
 		r.fetchAgain(e)
 	default:
-		r.done.set(e.FP, e.Depth)
+		r.done.Set(e.FP, e.Depth)
 	}
 }
 
@@ -591,7 +592,7 @@ func (r *run) finished(o outcome) {
 // fetched again.
 func (r *run) fetchAgain(e frontier.Entry) {
 	r.stats.depthRefetches.Add(1)
-	r.depths.set(e.FP, e.Depth)
+	r.depths.Set(e.FP, e.Depth)
 	r.frontier.Push(e)
 }
 
@@ -609,10 +610,10 @@ func (r *run) publish(inflight int) {
 func (r *run) discover(l link, referrer string) bool {
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
-		if d, ok := r.depths.get(l.fp); ok && l.depth < d {
-			r.depths.set(l.fp, l.depth)
-		} else if d, ok := r.done.get(l.fp); ok && l.depth < d {
-			r.done.remove(l.fp)
+		if d, ok := r.depths.Get(l.fp); ok && l.depth < d {
+			r.depths.Set(l.fp, l.depth)
+		} else if d, ok := r.done.Get(l.fp); ok && l.depth < d {
+			r.done.Remove(l.fp)
 			r.fetchAgain(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 		}
 		return false
@@ -623,7 +624,7 @@ func (r *run) discover(l link, referrer string) bool {
 	}
 	r.hosts[l.host] = struct{}{}
 	if r.trackDepths {
-		r.depths.set(l.fp, l.depth)
+		r.depths.Set(l.fp, l.depth)
 	}
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true

@@ -1,15 +1,16 @@
-package crawler
+// Package depths keeps the link depths of URL fingerprints compactly.
+package depths
 
 import "math"
 
-// depthTable maps URL fingerprints to link depths: the shortest known of
+// Table maps URL fingerprints to link depths: the shortest known of
 // each URL waiting in the frontier or in flight. It is an open-addressing
 // table (linear probing, at most 3/4 full, backward-shift deletion) of 10
 // bytes a slot, under half what a Go map[uint64]int takes, since a crawl
 // keeps one entry per waiting URL. Depths are kept up to math.MaxUint16;
 // a greater one is not kept. The zero value is empty and ready to use; it
 // is not safe for concurrent use.
-type depthTable struct {
+type Table struct {
 	fps     []uint64 // 0 marks an empty slot; the fingerprint 0 is kept apart
 	depths  []uint16
 	n       int
@@ -17,8 +18,8 @@ type depthTable struct {
 	hasZero bool
 }
 
-// get returns the depth kept for fp.
-func (t *depthTable) get(fp uint64) (int, bool) {
+// Get returns the depth kept for fp.
+func (t *Table) Get(fp uint64) (int, bool) {
 	if fp == 0 {
 		if !t.hasZero {
 			return 0, false
@@ -36,11 +37,11 @@ func (t *depthTable) get(fp uint64) (int, bool) {
 	return 0, false
 }
 
-// set keeps depth for fp, replacing what was kept. A depth beyond
+// Set keeps depth for fp, replacing what was kept. A depth beyond
 // math.MaxUint16 forgets fp.
-func (t *depthTable) set(fp uint64, depth int) {
+func (t *Table) Set(fp uint64, depth int) {
 	if depth < 0 || depth > math.MaxUint16 {
-		t.remove(fp)
+		t.Remove(fp)
 		return
 	}
 	if fp == 0 {
@@ -61,8 +62,8 @@ func (t *depthTable) set(fp uint64, depth int) {
 	t.depths[i] = uint16(depth)
 }
 
-// remove forgets fp.
-func (t *depthTable) remove(fp uint64) {
+// Remove forgets fp.
+func (t *Table) Remove(fp uint64) {
 	if fp == 0 {
 		t.hasZero = false
 		return
@@ -90,8 +91,8 @@ func (t *depthTable) remove(fp uint64) {
 	t.n--
 }
 
-// len returns the number of fingerprints kept.
-func (t *depthTable) len() int {
+// Len returns the number of fingerprints kept.
+func (t *Table) Len() int {
 	if t.hasZero {
 		return t.n + 1
 	}
@@ -100,16 +101,16 @@ func (t *depthTable) len() int {
 
 // slot is fp's home slot. Fingerprints are xxh3 hashes, so their low bits
 // are as good as any.
-func (t *depthTable) slot(fp uint64) int { return int(fp) & (len(t.fps) - 1) }
+func (t *Table) slot(fp uint64) int { return int(fp) & (len(t.fps) - 1) }
 
-func (t *depthTable) grow() {
+func (t *Table) grow() {
 	old, oldDepths := t.fps, t.depths
 	t.fps = make([]uint64, max(2*len(old), 64))
 	t.depths = make([]uint16, len(t.fps))
 	t.n = 0
 	for i, fp := range old {
 		if fp != 0 {
-			t.set(fp, int(oldDepths[i]))
+			t.Set(fp, int(oldDepths[i]))
 		}
 	}
 }
