@@ -202,8 +202,7 @@ func TestCrawlCachesDNS(t *testing.T) {
 func TestCrawlThroughProxyReusesConnections(t *testing.T) {
 	leak.Check(t)
 	const hosts, pagesPerHost, workers = 100, 20, 32
-	var mu sync.Mutex
-	conns := 0
+	var conns connCounter
 	proxy := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// An absolute-form request for http://h<i>.test/<k>: each page
 		// links to the next of its host, the first also to every host.
@@ -225,13 +224,7 @@ func TestCrawlThroughProxyReusesConnections(t *testing.T) {
 			}
 		}
 	}))
-	proxy.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			mu.Lock()
-			conns++
-			mu.Unlock()
-		}
-	}
+	proxy.Config.ConnState = conns.state
 	proxy.Start()
 	defer proxy.Close()
 	tr := fetch.NewTransport()
@@ -243,14 +236,12 @@ func TestCrawlThroughProxyReusesConnections(t *testing.T) {
 	if err := c.Run(context.Background(), "http://h0.test/0"); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if n := len(got.urls()); n != hosts*pagesPerHost {
 		t.Fatalf("crawled %d pages, want %d: %v", n, hosts*pagesPerHost, c.Stats())
 	}
-	requests := c.Stats().Requests + c.Stats().RobotsFetched
-	t.Logf("%d requests through the proxy opened %d connections", requests, conns)
-	if conns > 2*workers {
-		t.Errorf("%d requests through the proxy opened %d connections, want at most %d (2 per worker)", requests, conns, 2*workers)
+	requests, opened := c.Stats().Requests+c.Stats().RobotsFetched, conns.n.Load()
+	t.Logf("%d requests through the proxy opened %d connections", requests, opened)
+	if opened > 2*workers {
+		t.Errorf("%d requests through the proxy opened %d connections, want at most %d (2 per worker)", requests, opened, 2*workers)
 	}
 }

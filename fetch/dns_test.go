@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
@@ -607,20 +606,7 @@ func newDNSTransport(s *dnsServer) *http.Transport {
 func TestHTTPFetcherCachesDNS(t *testing.T) {
 	leak.Check(t)
 	s := newDNSServer(t, testNames())
-	var mu sync.Mutex
-	conns := 0
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "<html>hi</html>")
-	}))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			mu.Lock()
-			conns++
-			mu.Unlock()
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	srv, conns := countedServer(t)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 
 	tr := newDNSTransport(s)
@@ -632,10 +618,8 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 			t.Fatalf("fetch %d: %v, %v", i, resp, err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if conns != 4 {
-		t.Errorf("%d connections, want 4", conns)
+	if n := conns.n.Load(); n != 4 {
+		t.Errorf("%d connections, want 4", n)
 	}
 	if q := s.queries("a.test"); q != 1 {
 		t.Errorf("4 fetches over new connections made %d DNS queries, want 1", q)
