@@ -334,6 +334,22 @@ func (w *Web) Requests(u string) int {
 // Cost: O(distinct URLs requested).
 func (w *Web) RequestCounts() map[string]int { return w.counts.snapshot() }
 
+// Coverage compares the requests made with what a compliant crawler from
+// seeds (default Seeds()) must fetch, Depths: missed is how many of those
+// URLs were never requested, extra how many requests went to them beyond
+// one each. A crawl resumed after a crash has missed 0 and extra at most
+// what was in flight. Cost: that of Depths.
+func (w *Web) Coverage(seeds ...string) (missed, extra int) {
+	counts := w.RequestCounts()
+	for u := range w.Depths(seeds...) {
+		if counts[u] == 0 {
+			missed++
+		}
+		extra += max(counts[u]-1, 0)
+	}
+	return missed, extra
+}
+
 // TotalRequests returns the number of requests to known hosts, robots.txt
 // and its redirect hops excluded.
 func (w *Web) TotalRequests() int { return int(w.counts.total.Load()) }

@@ -615,6 +615,27 @@ func TestCounts(t *testing.T) {
 	}
 }
 
+// Coverage counts the ground truth's URLs never requested, and the
+// requests to them beyond one each.
+func TestCoverage(t *testing.T) {
+	w := newWeb(t, small)
+	c := noFollow(w)
+	truth := w.Depths()
+	if missed, extra := w.Coverage(); missed != len(truth) || extra != 0 {
+		t.Fatalf("before any request: Coverage = %d, %d; want %d, 0", missed, extra, len(truth))
+	}
+	for u := range truth {
+		get(t, c, u)
+	}
+	seed := w.Seeds()[0]
+	get(t, c, seed)
+	get(t, c, seed)
+	get(t, c, "http://h3.crawler.test/nope-not-linked") // outside the truth: neither
+	if missed, extra := w.Coverage(); missed != 0 || extra != 2 {
+		t.Errorf("every URL once, the seed 3 times: Coverage = %d, %d; want 0, 2", missed, extra)
+	}
+}
+
 func TestLatency(t *testing.T) {
 	w := newWeb(t, crawlertest.Config{
 		Latency: 20 * time.Millisecond,

@@ -108,15 +108,8 @@ func TestStateSurvivesKill9(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the last run: %v\n%s", err, out)
 	}
-	counts := w.RequestCounts()
-	lost, twice := 0, 0
-	for u := range want {
-		if counts[u] == 0 {
-			lost++
-		}
-		twice += max(counts[u]-1, 0)
-	}
-	for u := range counts {
+	lost, twice := w.Coverage()
+	for u := range w.RequestCounts() {
 		if w.RobotsDisallows(u) {
 			t.Errorf("%s requested, which robots.txt disallows", u)
 		}
