@@ -164,30 +164,29 @@ func testCrash(t *testing.T, interval time.Duration) {
 	synced := 0                 // steps synced
 	var out []frontier.Entry
 	next := uint64(1)
+	// discover records a new URL seen and queued, as the crawler does.
+	discover := func() {
+		fp := next
+		next++
+		st.Seen().Add(fp)
+		st.Frontier().Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
+		model.seen = append(model.seen, fp)
+		model.waiting = append(model.waiting, fp)
+	}
 	for step := range 300 {
-		f, s := st.Frontier(), st.Seen()
+		f := st.Frontier()
 		switch r.IntN(3) {
 		case 0, 1: // a page done with new links, as the crawler does
 			if len(out) > 0 {
 				e := out[0]
 				out = out[1:]
 				for range r.IntN(4) {
-					fp := next
-					next++
-					s.Add(fp)
-					f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
-					model.seen = append(model.seen, fp)
-					model.waiting = append(model.waiting, fp)
+					discover()
 				}
 				f.Done(e, frontier.Result{})
 				model.waiting = slices.DeleteFunc(model.waiting, func(fp uint64) bool { return fp == e.FP })
-			} else { // seeds
-				fp := next
-				next++
-				s.Add(fp)
-				f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
-				model.seen = append(model.seen, fp)
-				model.waiting = append(model.waiting, fp)
+			} else { // a seed
+				discover()
 			}
 		case 2: // hand an entry out: no write
 			if e, ok, _ := f.Next(t0); ok {
