@@ -351,11 +351,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	if r.robots == nil || r.robots.Fetch == nil {
 		if m.robots == nil || m.robotsOf != c.Robots {
-			m.robots, m.robotsOf = &politeness.RobotsCache{Fetch: m.fetchRobots}, c.Robots
-			if c.Robots != nil {
-				m.robots.TTL, m.robots.ErrorTTL, m.robots.MaxErrorTTL = c.Robots.TTL, c.Robots.ErrorTTL, c.Robots.MaxErrorTTL
-				m.robots.MaxOutage, m.robots.Now = c.Robots.MaxOutage, c.Robots.Now
-			}
+			m.robots, m.robotsOf = c.Robots.WithFetch(m.fetchRobots), c.Robots
 		}
 		m.robotsRun.Store(r)
 		r.robots = m.robots

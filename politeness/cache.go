@@ -103,6 +103,17 @@ type RobotsCache struct {
 	entries map[string]*cacheEntry // by origin key
 }
 
+// WithFetch returns a new, empty cache with c's settings (TTL, ErrorTTL,
+// MaxErrorTTL, MaxOutage, Now) that fetches with f. A nil c has the
+// defaults.
+func (c *RobotsCache) WithFetch(f FetchFunc) *RobotsCache {
+	n := &RobotsCache{Fetch: f}
+	if c != nil {
+		n.TTL, n.ErrorTTL, n.MaxErrorTTL, n.MaxOutage, n.Now = c.TTL, c.ErrorTTL, c.MaxErrorTTL, c.MaxOutage, c.Now
+	}
+	return n
+}
+
 // cacheEntry is one origin's robots.txt, or a fetch of it in flight. Its
 // result fields are written before ready is closed and read only after.
 type cacheEntry struct {

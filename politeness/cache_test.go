@@ -573,3 +573,24 @@ func TestOriginKey(t *testing.T) {
 		t.Errorf("Get(invalid) = %p, %v, %v", r, fetched, err)
 	}
 }
+
+// WithFetch makes a cache of the same settings, empty, fetching anew.
+func TestRobotsCacheWithFetch(t *testing.T) {
+	srv := newRobotsServer(t, serve(200, disallowPrivate))
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	settings := &RobotsCache{TTL: time.Hour, ErrorTTL: 2 * time.Minute, MaxErrorTTL: 3 * time.Hour, MaxOutage: -1, Now: clock.Now}
+	c := settings.WithFetch(httpFetch(srv.Client()))
+	if c.TTL != settings.TTL || c.ErrorTTL != settings.ErrorTTL || c.MaxErrorTTL != settings.MaxErrorTTL || c.MaxOutage != settings.MaxOutage || c.Now == nil {
+		t.Errorf("WithFetch: %+v, want the settings of %+v", c, settings)
+	}
+	if _, fetched, err := c.Get(context.Background(), srv.URL); !fetched || err != nil || settings.Len() != 0 {
+		t.Errorf("Get: fetched %v, %v; the settings' cache holds %d", fetched, err, settings.Len())
+	}
+	clock.Advance(time.Hour) // the TTL taken from settings
+	if _, fetched, _ := c.Get(context.Background(), srv.URL); !fetched {
+		t.Error("an hour on, the robots.txt kept for the settings' TTL was not fetched again")
+	}
+	if d := (*RobotsCache)(nil).WithFetch(httpFetch(srv.Client())); d.TTL != 0 || d.Fetch == nil {
+		t.Errorf("nil.WithFetch: %+v, want the defaults and the fetch", d)
+	}
+}
