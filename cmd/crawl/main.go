@@ -127,12 +127,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.stateStats {
+		return printState(o.state, stdout)
+	}
 	outs, err := openOutputs(o, stdout)
 	if err != nil {
 		return usageError{err}
-	}
-	if o.stateStats {
-		return printState(o.state, stdout)
 	}
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
@@ -190,7 +190,7 @@ func printState(dir string, w io.Writer) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}
-	st, err := store.Open(dir, nil)
+	st, err := store.Open(dir, &store.Options{ExpectedURLs: -1}) // counts only: no Bloom filter to fill
 	if err != nil {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}
