@@ -10,10 +10,11 @@
 // The crawler writes the seen-set and the frontier in steps, one for its
 // seeds and one for each page done (its outcome, its queue entry removed,
 // its new links, its host's next time), and commits each step as one
-// Pebble batch; a committer syncs them every few milliseconds (group
-// commit). A crash of the process loses no committed step, a crash of the
-// machine at most Options.SyncInterval of them, and every crash keeps each
-// step whole or not at all. Entries handed out are written nowhere, so
+// Pebble batch, in groups: the steps of a few milliseconds
+// (Options.SyncInterval) are committed together, and synced to disk while
+// the next group gathers. A crash, of the process or of the machine, loses
+// at most the last two groups (10 ms of steps and a sync, by default), and
+// keeps each step whole or not at all. Entries handed out are written nowhere, so
 // after a crash the pages in flight are fetched again (at least once).
 //
 // Durable so far: the seen-set, the breadth-first queues (one per host,

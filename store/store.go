@@ -66,10 +66,11 @@ type Options struct {
 	// DefaultCachedURLs; negative: 4, next to none.
 	CachedURLs int
 	// SyncInterval is how long the steps of a commit group may gather
-	// before they are committed and synced as one batch: a crash, of the
-	// process or the machine, loses at most one group. 0:
+	// before they are committed as one batch, synced while the next group
+	// gathers: a crash, of the process or the machine, loses at most two
+	// groups (about twice SyncInterval, plus a sync). 0:
 	// DefaultSyncInterval; negative: each step is committed and synced
-	// alone.
+	// alone, before Commit returns.
 	SyncInterval time.Duration
 	// PerHost is how many entries of a host may be handed out at once.
 	// 0: 1; negative: no limit.
@@ -94,6 +95,7 @@ type Options struct {
 type Store struct {
 	db           *pebble.DB
 	batch        *pebble.Batch // the step in progress
+	syncing      *pebble.Batch // the group committed last, its sync maybe not yet waited for
 	syncInterval time.Duration // 0: every step is its own group
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
 	err          error         // the first write error: the store takes no more
@@ -318,12 +320,14 @@ func (s *Store) Hosts() int { return len(s.hosts) }
 // budget of pages across runs counts. It is committed with the steps.
 func (s *Store) Requests() int64 { return s.requests }
 
-// Commit ends a step. Steps are committed in groups, as one batch synced
-// to disk, when the group is SyncInterval old (or large), so that a crash
-// of the process or the machine loses at most the steps of one group, and
-// each step whole or not at all. With a negative SyncInterval every step
-// is its own group. After a write error every call returns that error,
-// and the crawl should stop.
+// Commit ends a step. Steps are committed in groups, as one batch, when
+// the group is SyncInterval old (or large); a group's sync to disk runs
+// while the next group gathers, and Commit waits for it before it commits
+// that next one. So a crash of the process or the machine loses at most
+// the steps of two groups, and each step whole or not at all. With a
+// negative SyncInterval every step is its own group, synced before Commit
+// returns. After a write error every call returns that error, and the
+// crawl should stop.
 func (s *Store) Commit() error {
 	if s.err != nil {
 		return s.err
@@ -338,39 +342,71 @@ func (s *Store) Commit() error {
 	if s.syncInterval > 0 && time.Since(s.opened) < s.syncInterval && s.batch.Len() < maxGroupBytes {
 		return nil
 	}
-	return s.Flush()
+	return s.commitGroup(s.syncInterval <= 0)
 }
 
 // maxGroupBytes bounds a commit group's batch.
 const maxGroupBytes = 4 << 20
 
-// Flush commits and syncs the steps ended and not yet committed. The
-// crawler calls it before it waits with nothing in flight.
-func (s *Store) Flush() error {
+// Flush commits the steps ended and not yet committed, and waits until
+// every step committed is synced to disk. The crawler calls it before it
+// waits with nothing in flight, and at the end of a Run.
+func (s *Store) Flush() error { return s.commitGroup(true) }
+
+// commitGroup commits the group in the batch, if any, after waiting for the
+// previous group's sync; with wait, it waits for this one's too.
+func (s *Store) commitGroup(wait bool) error {
 	if s.err != nil {
 		return s.err
 	}
 	s.opened = time.Time{}
-	if s.batch.Empty() {
-		return nil
+	if !s.batch.Empty() {
+		s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
+		if err := s.waitSynced(); err != nil {
+			return err
+		}
+		if err := s.apply(); err != nil {
+			s.err = err
+			return err
+		}
+		s.syncing, s.batch = s.batch, s.db.NewIndexedBatch()
 	}
-	s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
-	if err := s.commit(); err != nil {
-		s.err = err
-		return s.err
+	if wait {
+		return s.waitSynced()
 	}
-	s.batch.Close()
-	s.batch = s.db.NewIndexedBatch()
 	return nil
 }
 
-// commit commits the batch, synced.
-func (s *Store) commit() (err error) {
+// apply applies the batch to the database, where reads see it at once, and
+// starts its sync (ApplyNoSyncWait: Pebble's pipelined commit, which
+// CockroachDB uses the same way; its API is marked experimental, and the
+// version is pinned by go.mod and checked by TestCrash).
+func (s *Store) apply() (err error) {
 	defer recoverFatal(&err)
-	if err := s.batch.Commit(pebble.Sync); err != nil {
+	if err := s.db.ApplyNoSyncWait(s.batch, pebble.Sync); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
+}
+
+// waitSynced waits for the sync of the group committed last, if not yet
+// waited for.
+func (s *Store) waitSynced() (err error) {
+	if s.syncing == nil {
+		return nil
+	}
+	defer recoverFatal(&err)
+	defer func() {
+		if err != nil {
+			s.err = err
+		}
+	}()
+	b := s.syncing
+	s.syncing = nil
+	if err := b.SyncWait(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return b.Close()
 }
 
 // ErrClosed is the error of a second Close.

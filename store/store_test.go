@@ -144,13 +144,15 @@ func (a crawlState) equal(b crawlState) bool {
 // earlier than the last one synced. So a step is never half kept: a URL is
 // never seen without being queued.
 func TestCrash(t *testing.T) {
-	for _, interval := range []time.Duration{time.Hour, -1} {
+	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
 		t.Run(fmt.Sprint("interval=", interval), func(t *testing.T) { testCrash(t, interval) })
 	}
 }
 
 // testCrash is TestCrash with commit groups of SyncInterval interval: an
-// hour (a group ends when the test flushes) or -1 (each step alone).
+// hour (a group ends when the test flushes), a nanosecond (each step is a
+// group, committed unsynced while the previous one's sync is waited for)
+// or -1 (each step alone, synced).
 func testCrash(t *testing.T, interval time.Duration) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fs := vfs.NewCrashableMem()
