@@ -75,6 +75,21 @@ type Committer interface {
 	Flush() error
 }
 
+// Keeper is a Committer that also keeps, with its steps, the crawl's
+// state that is neither a URL nor a queue: the crawler's counters, the
+// verdicts of its trap rules, the hosts of its seeds. A crawl that resumes
+// from a Keeper has them back.
+type Keeper interface {
+	Committer
+	// Keep registers value under name (a later call replaces it). Each
+	// commit of a group of steps writes what value returns with them,
+	// unless it returns nil: nothing changed since its last call. value is
+	// called by the goroutine that calls Commit and Flush.
+	Keep(name string, value func() []byte)
+	// Kept returns the value last committed under name, or nil.
+	Kept(name string) []byte
+}
+
 // Frontier is the set of URLs still to fetch and the policy that orders
 // them. Implementations need not be safe for concurrent use.
 type Frontier interface {

@@ -114,6 +114,8 @@ type Store struct {
 	ready    hostHeap // by the seq of their first entry
 	waiting  hostHeap // by ready time
 
+	kept []kept // values kept with the steps (see Keep)
+
 	closed bool
 	opened time.Time // when the commit group in the batch began; zero if none
 }
@@ -361,6 +363,7 @@ func (s *Store) commitGroup(wait bool) error {
 	}
 	s.opened = time.Time{}
 	if !s.batch.Empty() {
+		s.writeKept()
 		s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
 		if err := s.waitSynced(); err != nil {
 			return err

@@ -276,3 +276,40 @@ func TestClaim(t *testing.T) {
 		t.Errorf("Claim of another crawl = %v, want ErrOtherCrawl", err)
 	}
 }
+
+// A value kept is written with the group of steps committed, only when it
+// changed, and read back by a reopened store.
+func TestKeep(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{ExpectedURLs: 1000})
+	calls, n := 0, 0
+	st.Keep("count", func() []byte {
+		calls++
+		if n == 0 {
+			return nil
+		}
+		return fmt.Appendf(nil, "%d", n)
+	})
+	if err := st.Flush(); err != nil || calls != 0 {
+		t.Fatalf("flush with no step: err %v, value asked %d times, want 0", err, calls)
+	}
+	for i := range 3 {
+		n = i
+		st.Seen().Add(uint64(i + 1))
+		if err := st.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := string(st.Kept("count")); got != "2" || calls != 3 {
+		t.Fatalf("Kept = %q after %d commits, want \"2\" after 3", got, calls)
+	}
+	if st.Kept("other") != nil {
+		t.Fatal("a value never kept is not nil")
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(open(t, fs, store.Options{}).Kept("count")); got != "2" {
+		t.Fatalf("reopened: Kept = %q, want \"2\"", got)
+	}
+}
