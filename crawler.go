@@ -3,6 +3,7 @@ package crawler
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -127,7 +128,8 @@ type Crawler struct {
 	running   atomic.Bool
 	stats     atomic.Pointer[counters]
 	hostStats atomic.Pointer[hostTable]
-	made      made // what Runs made for nil fields, kept for the next Run
+	before    atomic.Pointer[Stats] // the totals of the crawl before the current or last Run; nil: none
+	made      made                  // what Runs made for nil fields, kept for the next Run
 }
 
 // made is what Run made for the Crawler's nil fields. Only Run touches it,
@@ -168,6 +170,28 @@ func (c *Crawler) HostStats() []HostStats {
 		return t.snapshot()
 	}
 	return nil
+}
+
+// TotalStats returns the counters of the whole crawl: those of the current
+// Run, or the last one, added to those of every Run before it on this
+// Crawler, and, when the Frontier is a [frontier.Keeper] such as a durable
+// store, of the Runs of earlier processes it kept (before the first Run,
+// what it kept). Elapsed is the Runs' time; the gauges (Seen, Frontier,
+// InFlight, Hosts) are the current Run's. After a crash the counters kept
+// may count the pages then in flight, which are fetched again, twice.
+// Safe to call at any time, from any goroutine.
+func (c *Crawler) TotalStats() Stats {
+	last := c.stats.Load()
+	if last == nil {
+		if k, ok := c.Frontier.(frontier.Keeper); ok && !c.running.Load() {
+			var s Stats
+			if b := k.Kept(keptStats); b != nil && json.Unmarshal(b, &s) == nil {
+				return s.plus(Stats{})
+			}
+		}
+		return c.Stats()
+	}
+	return c.before.Load().plus(last.snapshot())
 }
 
 // Run crawls from the seeds until the frontier is exhausted, a budget
@@ -222,6 +246,15 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 	if c.made.seedHosts == nil {
 		c.made.seedHosts = map[string]bool{}
+	}
+	if last := c.stats.Load(); last != nil { // the last Run is now before this one
+		t := c.before.Load().plus(last.snapshot())
+		c.before.Store(&t)
+	}
+	if k, ok := r.frontier.(frontier.Keeper); ok {
+		if err := r.restore(k); err != nil {
+			return err
+		}
 	}
 	for _, u := range canonSeeds {
 		c.made.seedHosts[canon.Host(u)] = true // the crawl's, kept for a Run that resumes it

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,6 +103,55 @@ type Stats struct {
 	Hosts            int              // distinct hosts met
 	Elapsed          time.Duration    // time since Run started (to its end, once it returned)
 	PagesPerSec      float64          // Fetched / Elapsed
+}
+
+// plus returns the counters of s (nil: none) and t added, with t's
+// gauges: the totals of a crawl whose Runs so far are s and t.
+func (s *Stats) plus(t Stats) Stats {
+	if s == nil {
+		s = &Stats{}
+	}
+	sum := t
+	sum.Status, sum.Errors, sum.Traps = map[int]int64{}, map[string]int64{}, map[string]int64{}
+	for _, m := range []Stats{*s, t} {
+		for k, n := range m.Status {
+			sum.Status[k] += n
+		}
+		for k, n := range m.Errors {
+			sum.Errors[k] += n
+		}
+		for k, n := range m.Traps {
+			sum.Traps[k] += n
+		}
+	}
+	sum.Requests += s.Requests
+	sum.Fetched += s.Fetched
+	sum.Bytes += s.Bytes
+	sum.Redirects += s.Redirects
+	sum.Truncated += s.Truncated
+	sum.RobotsFetched += s.RobotsFetched
+	sum.RobotsBlocked += s.RobotsBlocked
+	sum.Retries += s.Retries
+	sum.HostsRetired += s.HostsRetired
+	sum.Duplicates += s.Duplicates
+	sum.OutOfScope += s.OutOfScope
+	sum.BadLinks += s.BadLinks
+	sum.OtherSchemes += s.OtherSchemes
+	sum.LinksTruncated += s.LinksTruncated
+	sum.DuplicateContent += s.DuplicateContent
+	sum.DepthRefetches += s.DepthRefetches
+	sum.TrapPatterns = nil
+	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
+		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
+			sum.TrapPatterns = append(sum.TrapPatterns, p)
+		}
+	}
+	sum.Elapsed += s.Elapsed
+	sum.PagesPerSec = 0
+	if secs := sum.Elapsed.Seconds(); secs > 0 {
+		sum.PagesPerSec = float64(sum.Fetched) / secs
+	}
+	return sum
 }
 
 // String formats the headline numbers on one line.

@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -98,8 +100,9 @@ type trapRules struct {
 	content     map[uint64]struct{}            // scheduler only: content fingerprints seen
 	patterns    map[hostPattern]*patternCount  // scheduler only: pages and duplicates per pattern
 
-	mu      sync.RWMutex
-	blocked map[string]map[string]bool // host -> patterns no longer followed
+	mu       sync.RWMutex
+	blocked  map[string]map[string]bool // host -> patterns no longer followed
+	nBlocked int                        // patterns in blocked
 }
 
 // hostPattern is a host and a path pattern of it (see urlPattern).
@@ -259,16 +262,44 @@ func (t *trapRules) page(u, host string, content uint64) (stopped string, duplic
 	if c.streak < t.duplicatePages && (c.duplicates < t.duplicatePages || c.duplicates*5 < c.pages*4) {
 		return "", true
 	}
+	if !t.block(host, pat) {
+		return "", true
+	}
+	return host + pat, true
+}
+
+// block stops the path pattern pat of host, and reports whether it was not
+// stopped yet. It is safe for concurrent use.
+func (t *trapRules) block(host, pat string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.blocked[host][pat] {
-		return "", true
+		return false
 	}
 	if t.blocked[host] == nil {
 		t.blocked[host] = map[string]bool{}
 	}
 	t.blocked[host][pat] = true
-	return host + pat, true
+	t.nBlocked++
+	return true
+}
+
+// blockedCount reports how many patterns are stopped.
+func (t *trapRules) blockedCount() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.nBlocked
+}
+
+// blockedPatterns returns the stopped patterns of each host, sorted.
+func (t *trapRules) blockedPatterns() map[string][]string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	m := make(map[string][]string, len(t.blocked))
+	for host, pats := range t.blocked {
+		m[host] = slices.Sorted(maps.Keys(pats))
+	}
+	return m
 }
 
 // isBlocked reports whether u's pattern is no longer followed. It is safe

@@ -1,0 +1,76 @@
+package crawler
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"crawler/frontier"
+)
+
+// Names of what a Run keeps in a frontier.Keeper, so that a crawl resumed
+// from it (a durable store, after a restart or a crash) has it back.
+const (
+	keptStats     = "crawler/stats"      // TotalStats as of the last commit
+	keptTraps     = "crawler/traps"      // the patterns Traps.DuplicatePages stopped
+	keptSeedHosts = "crawler/seed-hosts" // the hosts of every seed, which Scope.SameHost keeps to
+)
+
+// restore reads what an earlier Run kept in k and registers, for this Run,
+// what k is to keep. A value k kept that does not decode is an error: the
+// crawl's state is damaged, and guessing would crawl out of scope or
+// count wrong.
+func (r *run) restore(k frontier.Keeper) error {
+	c := r.c
+	var before Stats
+	var hosts []string
+	blocked := map[string][]string{}
+	for name, v := range map[string]any{keptStats: &before, keptSeedHosts: &hosts, keptTraps: &blocked} {
+		if b := k.Kept(name); b != nil {
+			if err := json.Unmarshal(b, v); err != nil {
+				return fmt.Errorf("crawler: the frontier's kept %s: %w", name, err)
+			}
+		}
+	}
+	if k.Kept(keptStats) != nil {
+		c.before.Store(&before)
+	}
+	for _, h := range hosts {
+		c.made.seedHosts[h] = true
+	}
+	for host, pats := range blocked {
+		for _, p := range pats {
+			r.traps.block(host, p)
+		}
+	}
+
+	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })
+	keptHosts := len(hosts)
+	k.Keep(keptSeedHosts, func() []byte {
+		if len(c.made.seedHosts) == keptHosts {
+			return nil
+		}
+		keptHosts = len(c.made.seedHosts)
+		return marshal(slices.Sorted(maps.Keys(c.made.seedHosts)))
+	})
+	keptBlocked := r.traps.blockedCount()
+	k.Keep(keptTraps, func() []byte {
+		n := r.traps.blockedCount()
+		if n == keptBlocked {
+			return nil
+		}
+		keptBlocked = n
+		return marshal(r.traps.blockedPatterns())
+	})
+	return nil
+}
+
+// marshal is json.Marshal of a value that always encodes.
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // Stats, strings and maps of them always encode
+	}
+	return b
+}

@@ -1,0 +1,131 @@
+package crawler_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"crawler"
+	"crawler/store"
+)
+
+// reopen closes st, if not nil, and opens the store on fs again, as a
+// program run again would.
+func reopen(t *testing.T, fs vfs.FS, st *store.Store) *store.Store {
+	t.Helper()
+	if st != nil {
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// A crawl resumed from a durable store keeps what its trap rules decided
+// (a path pattern stopped for serving duplicates is not entered again)
+// and its counters' totals.
+func TestResumeKeepsTrapsAndTotals(t *testing.T) {
+	pages := map[string]response{"/a": html()}
+	var links []string
+	for i := range 30 {
+		p := fmt.Sprintf("/cal?m=%d", i)
+		links = append(links, p)
+		pages[p] = html() // the same page for every month
+	}
+	pages["/"] = html(append(links, "/a")...)
+	s := newSite(t, pages)
+	fs := vfs.NewMem()
+	crawl := func(st *store.Store, maxPages int64, seeds ...string) *crawler.Crawler {
+		c := fast(nil)
+		c.Workers, c.MaxPages, c.Traps.DuplicatePages = 1, maxPages, 3
+		c.Seen, c.Frontier = st.Seen(), st.Frontier()
+		if err := c.Run(context.Background(), seeds...); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	calendar := func() (n int) {
+		for p, c := range s.requests() {
+			if len(p) > 4 && p[:4] == "/cal" {
+				n += c
+			}
+		}
+		return n
+	}
+
+	// "/" and /cal?m=0 are new, m=1..3 duplicates: the third stops /cal.
+	st := reopen(t, fs, nil)
+	crawl(st, 5, s.URL+"/")
+	if n := calendar(); n != 4 {
+		t.Fatalf("first run: %d calendar pages fetched, want 4 (the fourth stops the pattern)", n)
+	}
+
+	st = reopen(t, fs, st)
+	c := &crawler.Crawler{Frontier: st.Frontier()}
+	if got := c.TotalStats().Requests; got != 5 {
+		t.Errorf("before the second run, TotalStats().Requests = %d, want the first run's 5", got)
+	}
+	c = crawl(st, 0)
+	if n := calendar(); n != 4 {
+		t.Errorf("the resumed run fetched %d more calendar pages: the stopped pattern was forgotten", n-4)
+	}
+	if s.count("/a") != 1 {
+		t.Errorf("/a fetched %d times, want once", s.count("/a"))
+	}
+	total, run := c.TotalStats(), c.Stats()
+	if run.Requests != 1 || total.Requests != 6 || total.Fetched != 6 || total.Status[200] != 6 {
+		t.Errorf("second run: Stats().Requests = %d, TotalStats() = %d requests, %d fetched, %d 200s; want 1, 6, 6, 6",
+			run.Requests, total.Requests, total.Fetched, total.Status[200])
+	}
+	if want := s.Listener.Addr().String() + "/cal?m"; !slices.Contains(total.TrapPatterns, want) {
+		t.Errorf("TotalStats().TrapPatterns = %q, want %q among them", total.TrapPatterns, want)
+	}
+
+	// Runs on one Crawler add up too, with a store or without.
+	c.MaxPages = 0
+	if err := c.Run(context.Background(), s.URL+"/a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.TotalStats().Requests; got != 6 {
+		t.Errorf("after a third run that fetched nothing, TotalStats().Requests = %d, want 6", got)
+	}
+}
+
+// A crawl kept on its seeds' hosts (Scope.SameHost) stays on them when it
+// is resumed without its seeds: the store keeps the hosts.
+func TestResumeKeepsSeedHosts(t *testing.T) {
+	other := newSite(t, map[string]response{"/": html(), "/x": html()})
+	s := newSite(t, map[string]response{
+		"/":  html("/1", other.URL+"/"),
+		"/1": html("/2", other.URL+"/x"),
+		"/2": html(),
+	})
+	fs := vfs.NewMem()
+	st := reopen(t, fs, nil)
+	for run, seeds := range [][]string{{s.URL + "/"}, nil} {
+		c := fast(nil)
+		c.Workers, c.Scope.SameHost = 1, true
+		c.Seen, c.Frontier = st.Seen(), st.Frontier()
+		if run == 0 {
+			c.MaxPages = 1
+		}
+		if err := c.Run(context.Background(), seeds...); err != nil {
+			t.Fatal(err)
+		}
+		st = reopen(t, fs, st)
+	}
+	if got := s.requests(); got["/1"] != 1 || got["/2"] != 1 {
+		t.Errorf("the seed's host: requests %v, want /1 and /2 once each", got)
+	}
+	if got := other.requests(); len(got) != 0 {
+		t.Errorf("the other host, out of scope: requests %v, want none", got)
+	}
+}
