@@ -98,20 +98,52 @@ type RobotsCache struct {
 	MaxOutage time.Duration
 	// Now is the clock. If nil, time.Now is used.
 	Now func() time.Time
+	// Store, if set, keeps the robots.txt files fetched beyond this cache,
+	// such as in a crawl's durable state: a copy it kept that is younger
+	// than TTL is used without fetching, so that a crawl resumed in
+	// another process does not ask every host again.
+	Store RobotsStore
 
 	mu      sync.Mutex
 	entries map[string]*cacheEntry // by origin key
 }
 
 // WithFetch returns a new, empty cache with c's settings (TTL, ErrorTTL,
-// MaxErrorTTL, MaxOutage, Now) that fetches with f. A nil c has the
+// MaxErrorTTL, MaxOutage, Now, Store) that fetches with f. A nil c has the
 // defaults.
 func (c *RobotsCache) WithFetch(f FetchFunc) *RobotsCache {
 	n := &RobotsCache{Fetch: f}
 	if c != nil {
-		n.TTL, n.ErrorTTL, n.MaxErrorTTL, n.MaxOutage, n.Now = c.TTL, c.ErrorTTL, c.MaxErrorTTL, c.MaxOutage, c.Now
+		n.TTL, n.ErrorTTL, n.MaxErrorTTL, n.MaxOutage, n.Now, n.Store = c.TTL, c.ErrorTTL, c.MaxErrorTTL, c.MaxOutage, c.Now, c.Store
 	}
 	return n
+}
+
+// RobotsStore keeps robots.txt files for a [RobotsCache]. Its methods are
+// called concurrently.
+type RobotsStore interface {
+	// LoadRobots returns the copy kept for origin ("scheme://host[:port]"),
+	// if any.
+	LoadRobots(origin string) (KeptRobots, bool)
+	// SaveRobots keeps r for origin, replacing any copy. A copy that is
+	// lost (the store failed, the process crashed) is fetched again.
+	SaveRobots(origin string, r KeptRobots)
+}
+
+// KeptRobots is a robots.txt answer kept by a [RobotsStore]: only those
+// that say what a host allows (2xx, 3xx and 4xx but 429) are kept.
+type KeptRobots struct {
+	Status  int       // the status answered
+	Body    []byte    // the body of a 2xx; nil otherwise
+	Fetched time.Time // when it was fetched
+}
+
+// robots returns the rules r says.
+func (r KeptRobots) robots() *Robots {
+	if 200 <= r.Status && r.Status < 300 {
+		return ParseRobots(r.Body)
+	}
+	return allowAll
 }
 
 // cacheEntry is one origin's robots.txt, or a fetch of it in flight. Its
@@ -208,6 +240,19 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 			close(e.ready)
 		}
 	}()
+	ttl := Or(c.TTL, DefaultRobotsTTL)
+	if kept, ok := c.load(key); ok {
+		if kept.Fetched.Add(ttl).After(c.now()) {
+			e.robots = kept.robots()
+			e.lastGood, e.expires = e.robots, kept.Fetched.Add(ttl)
+			e.ok, published = true, true
+			close(e.ready)
+			return e.robots, false, nil
+		}
+		if e.lastGood == nil { // too old to use, but better than nothing in an outage
+			e.lastGood = kept.robots()
+		}
+	}
 	robotsURL := key + "/robots.txt"
 	status, body, err := c.Fetch(ctx, robotsURL)
 	if err != nil && ctx.Err() != nil {
@@ -223,7 +268,13 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 	}
 	if e.robots != nil {
 		e.lastGood, e.failures = e.robots, 0
-		e.expires = now.Add(Or(c.TTL, DefaultRobotsTTL))
+		e.expires = now.Add(ttl)
+		if c.Store != nil && ttl > 0 {
+			if status >= 300 {
+				body = nil
+			}
+			c.Store.SaveRobots(key, KeptRobots{Status: status, Body: body, Fetched: now})
+		}
 	} else {
 		c.unavailable(e, now, &UnavailableError{URL: robotsURL, Status: status, Err: err})
 	}
@@ -231,6 +282,15 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 	published = true
 	close(e.ready)
 	return e.robots, true, e.err
+}
+
+// load returns the copy Store keeps of origin key, if any and if copies
+// are kept at all (a negative TTL keeps none).
+func (c *RobotsCache) load(key string) (KeptRobots, bool) {
+	if c.Store == nil || Or(c.TTL, DefaultRobotsTTL) <= 0 {
+		return KeptRobots{}, false
+	}
+	return c.Store.LoadRobots(key)
 }
 
 // unavailable records a failed fetch in e: the retry time backs off with

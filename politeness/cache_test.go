@@ -578,9 +578,9 @@ func TestOriginKey(t *testing.T) {
 func TestRobotsCacheWithFetch(t *testing.T) {
 	srv := newRobotsServer(t, serve(200, disallowPrivate))
 	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	settings := &RobotsCache{TTL: time.Hour, ErrorTTL: 2 * time.Minute, MaxErrorTTL: 3 * time.Hour, MaxOutage: -1, Now: clock.Now}
+	settings := &RobotsCache{TTL: time.Hour, ErrorTTL: 2 * time.Minute, MaxErrorTTL: 3 * time.Hour, MaxOutage: -1, Now: clock.Now, Store: &mapStore{}}
 	c := settings.WithFetch(httpFetch(srv.Client()))
-	if c.TTL != settings.TTL || c.ErrorTTL != settings.ErrorTTL || c.MaxErrorTTL != settings.MaxErrorTTL || c.MaxOutage != settings.MaxOutage || c.Now == nil {
+	if c.TTL != settings.TTL || c.ErrorTTL != settings.ErrorTTL || c.MaxErrorTTL != settings.MaxErrorTTL || c.MaxOutage != settings.MaxOutage || c.Now == nil || c.Store != settings.Store {
 		t.Errorf("WithFetch: %+v, want the settings of %+v", c, settings)
 	}
 	if _, fetched, err := c.Get(context.Background(), srv.URL); !fetched || err != nil || settings.Len() != 0 {
@@ -592,5 +592,85 @@ func TestRobotsCacheWithFetch(t *testing.T) {
 	}
 	if d := (*RobotsCache)(nil).WithFetch(httpFetch(srv.Client())); d.TTL != 0 || d.Fetch == nil {
 		t.Errorf("nil.WithFetch: %+v, want the defaults and the fetch", d)
+	}
+}
+
+// mapStore is a RobotsStore in a map, as a durable one would be on disk.
+type mapStore struct {
+	mu    sync.Mutex
+	kept  map[string]KeptRobots
+	saves int
+}
+
+func (s *mapStore) LoadRobots(origin string) (KeptRobots, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.kept[origin]
+	return r, ok
+}
+
+func (s *mapStore) SaveRobots(origin string, r KeptRobots) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		s.kept = map[string]KeptRobots{}
+	}
+	s.kept[origin] = r
+	s.saves++
+}
+
+// A cache with a Store keeps what it fetched there, and a new cache on the
+// same store (a crawl resumed by another process) uses it until it is TTL
+// old, without fetching; unavailable answers are not kept, nor anything
+// with a negative TTL.
+func TestRobotsCacheStore(t *testing.T) {
+	srv, status := switchableServer(t, 200)
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	store := &mapStore{}
+	newCache := func(ttl time.Duration) *RobotsCache {
+		return &RobotsCache{Fetch: httpFetch(srv.Client()), TTL: ttl, Now: clock.Now, Store: store}
+	}
+	get := func(c *RobotsCache) (*Robots, bool) {
+		t.Helper()
+		r, fetched, err := c.Get(context.Background(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, fetched
+	}
+	if _, fetched := get(newCache(time.Hour)); !fetched || store.saves != 1 {
+		t.Fatalf("first cache: fetched %v, %d saves; want a fetch, saved", fetched, store.saves)
+	}
+	clock.Advance(time.Hour - time.Second)
+	r, fetched := get(newCache(time.Hour))
+	if fetched || r.Allowed("bot", "/private/x") || !r.Allowed("bot", "/public") || srv.requests.Load() != 1 {
+		t.Fatalf("a new cache on the store: fetched %v, %d requests, /private allowed %v; want the kept rules, no fetch",
+			fetched, srv.requests.Load(), r.Allowed("bot", "/private/x"))
+	}
+	clock.Advance(time.Second) // the kept copy is TTL old
+	if _, fetched := get(newCache(time.Hour)); !fetched || srv.requests.Load() != 2 {
+		t.Fatalf("a kept copy TTL old: fetched %v, want a fetch", fetched)
+	}
+
+	status.Store(404)
+	clock.Advance(2 * time.Hour)
+	if r, fetched := get(newCache(time.Hour)); !fetched || !r.Allowed("bot", "/private/x") || store.kept[srv.URL].Body != nil {
+		t.Fatalf("a 404: fetched %v, kept %+v; want allow-all kept without a body", fetched, store.kept[srv.URL])
+	}
+	status.Store(503)
+	clock.Advance(2 * time.Hour)
+	saves := store.saves
+	if _, _, err := newCache(time.Hour).Get(context.Background(), srv.URL); err == nil || store.saves != saves {
+		t.Fatalf("a 503: err %v, %d saves; want an error, nothing kept", err, store.saves-saves)
+	}
+	status.Store(200)
+	requests := srv.requests.Load()
+	for range 2 {
+		if _, fetched := get(newCache(-1)); !fetched {
+			t.Fatal("with a negative TTL, a kept copy was used")
+		}
+	}
+	if store.saves != saves || srv.requests.Load() != requests+2 {
+		t.Fatalf("with a negative TTL: %d saves, %d requests; want none kept, each Get fetching", store.saves-saves, srv.requests.Load()-requests)
 	}
 }

@@ -14,13 +14,15 @@ import (
 	"crawler/store"
 )
 
-// newCrawler returns a crawler over st's seen-set and frontier that
-// fetches with client: no politeness delays, 8 workers.
+// newCrawler returns a crawler over st's seen-set, frontier and
+// robots.txt files that fetches with client: no politeness delays, 8
+// workers.
 func newCrawler(client *http.Client, st *store.Store) *crawler.Crawler {
 	return &crawler.Crawler{
 		Fetcher:  &fetch.HTTPFetcher{Client: client},
 		Seen:     st.Seen(),
 		Frontier: st.Frontier(),
+		Robots:   &politeness.RobotsCache{Store: st.Robots()},
 		Pacing:   politeness.Pacing{Delay: -1, DelayFactor: -1},
 		Workers:  8,
 	}
@@ -65,7 +67,8 @@ func crawlSteps(t *testing.T, w *crawlertest.Web, fs *vfs.MemFS, budget int64, c
 // A crawl in many runs, each in a store reopened (cleanly, or after a
 // simulated crash of the machine), fetches every page of the web once: no
 // URL lost, none fetched twice, since every step was synced and each run
-// ended with nothing in flight.
+// ended with nothing in flight. Each host's robots.txt is fetched once
+// too, in whichever run first met the host.
 func TestCrawlResumesAcrossRuns(t *testing.T) {
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 8, Hosts: 20, PagesPerHost: 15})
 	defer w.Close()
@@ -77,6 +80,11 @@ func TestCrawlResumesAcrossRuns(t *testing.T) {
 		t.Logf("crash %v: %d runs, %d pages, %d lost, %d fetched again", crash, runs, len(want), lost, again)
 		if lost != 0 || again != 0 || w.TotalRequests() != len(want) {
 			t.Errorf("crash %v: %d of %d pages lost, %d fetched again, %d requests", crash, lost, len(want), again, w.TotalRequests())
+		}
+		for _, h := range w.Hosts() {
+			if n := w.RobotsRequests(h); n > 1 {
+				t.Errorf("crash %v: %s/robots.txt fetched %d times in %d runs, want once", crash, h, n, runs)
+			}
 		}
 	}
 }
