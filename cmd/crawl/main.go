@@ -45,6 +45,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/politeness"
 	"crawler/seen"
 	"crawler/store"
 )
@@ -147,12 +148,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
-		if o.maxPages > 0 { // the budget counts the pages of every run
+		cr.c.Robots = &politeness.RobotsCache{Store: st.Robots()}
+		// The budgets count the pages and bytes of every run.
+		if o.maxPages > 0 {
 			cr.c.MaxPages = o.maxPages - st.Requests()
-			if cr.c.MaxPages <= 0 {
-				fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its -max-pages budget: %d page requests made\n", o.state, st.Requests())
-				return errors.Join(st.Close(), cr.finish(nil))
-			}
+		}
+		if o.maxBytes > 0 {
+			cr.c.MaxBytes = o.maxBytes - cr.c.TotalStats().Bytes
+		}
+		if spent := budgetSpent(o, st.Requests(), cr.c.TotalStats().Bytes); spent != "" {
+			fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its %s\n", o.state, spent)
+			return errors.Join(st.Close(), cr.finish(nil))
 		}
 	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
@@ -176,13 +182,32 @@ func openState(o *options, seeds []string) (*store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-state %s: %w", o.state, err)
 	}
-	id := slices.Clone(seeds)
-	slices.Sort(id)
-	if err := st.Claim("seeds " + strings.Join(slices.Compact(id), " ")); err != nil {
+	if err := st.Claim(crawlID(o, seeds)); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("-state %s holds another crawl (give the same seeds, or another directory): %w", o.state, err)
+		return nil, fmt.Errorf("-state %s holds another crawl (give the same seeds, -same-host and -max-depth, or another directory): %w", o.state, err)
 	}
 	return st, nil
+}
+
+// crawlID is the identity of the crawl of seeds that o describes, which a
+// -state directory holds one of: its seeds and its scope. The budgets, the
+// pacing and the outputs may change from run to run.
+func crawlID(o *options, seeds []string) string {
+	id := slices.Clone(seeds)
+	slices.Sort(id)
+	return fmt.Sprintf("seeds %s; -same-host=%v -max-depth=%d", strings.Join(slices.Compact(id), " "), o.sameHost, max(o.maxDepth, 0))
+}
+
+// budgetSpent says which budget of o the crawl has spent, with requests
+// and bytes in every run so far, or "".
+func budgetSpent(o *options, requests, bytes int64) string {
+	switch {
+	case o.maxPages > 0 && requests >= o.maxPages:
+		return fmt.Sprintf("-max-pages budget: %d page requests made", requests)
+	case o.maxBytes > 0 && bytes >= o.maxBytes:
+		return fmt.Sprintf("-max-bytes budget: %d body bytes received", bytes)
+	}
+	return ""
 }
 
 // printState writes a summary of the state in dir as JSON to w.
@@ -195,14 +220,21 @@ func printState(dir string, w io.Writer) error {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}
 	defer st.Close()
+	total := (&crawler.Crawler{Frontier: st.Frontier()}).TotalStats()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Seen    int  `json:"seen"`
-		Waiting int  `json:"waiting"`
-		Hosts   int  `json:"hosts"`
-		Done    bool `json:"finished"`
-	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0})
+		Seen     int              `json:"seen"`
+		Waiting  int              `json:"waiting"`
+		Hosts    int              `json:"hosts"`
+		Done     bool             `json:"finished"`
+		Requests int64            `json:"requests"`
+		Bytes    int64            `json:"bytes"`
+		Status   map[int]int64    `json:"status"`
+		Errors   map[string]int64 `json:"errors"`
+		Elapsed  float64          `json:"elapsed_sec"`
+	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0,
+		st.Requests(), total.Bytes, total.Status, total.Errors, total.Elapsed.Seconds()})
 }
 
 // crawl is one run of the command: its options, Crawler and outputs.

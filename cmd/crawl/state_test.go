@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,13 +73,50 @@ func TestStateResumes(t *testing.T) {
 		t.Errorf("%d page requests, want %d", n, len(want))
 	}
 
+	for _, h := range w.Hosts() {
+		if n := w.RobotsRequests(h); n > 1 {
+			t.Errorf("%s/robots.txt fetched %d times over the runs, want once: the state keeps it", h, n)
+		}
+	}
+
 	r := runCrawl(t, nil, "-state", dir, "-stats")
-	if r.code != 0 || !strings.Contains(r.stdout, `"finished": true`) || !strings.Contains(r.stdout, `"waiting": 0`) {
-		t.Errorf("-stats: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	var state struct {
+		Done     bool  `json:"finished"`
+		Waiting  int   `json:"waiting"`
+		Requests int   `json:"requests"`
+		Bytes    int64 `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &state); r.code != 0 || err != nil || !state.Done || state.Waiting != 0 ||
+		state.Requests != len(want) || state.Bytes <= 0 {
+		t.Errorf("-stats: exit %d, %v: %+v, want finished, nothing waiting, %d requests and their bytes\n%s%s",
+			r.code, err, state, len(want), r.stdout, r.stderr)
 	}
 	r = runCrawl(t, nil, "-state", dir, "-delay", "-1s", "http://other.test/")
 	if r.code == 0 || !strings.Contains(r.stderr, "holds another crawl") {
 		t.Errorf("another crawl's seeds on the state: exit %d, stderr %q; want refused", r.code, r.stderr)
+	}
+	r = runCrawl(t, nil, append([]string{"-state", dir, "-delay", "-1s", "-same-host"}, w.Seeds()...)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "holds another crawl") {
+		t.Errorf("the same seeds in another scope (-same-host): exit %d, stderr %q; want refused", r.code, r.stderr)
+	}
+}
+
+// -max-bytes with -state counts the body bytes of every run, as
+// -max-pages counts the pages: a run after the budget is spent fetches
+// nothing and says so.
+func TestStateByteBudget(t *testing.T) {
+	w := stateWeb(t, 0)
+	dir := filepath.Join(t.TempDir(), "state")
+	if out, err := crawlState(t.Context(), w, dir, "-max-bytes", "20000").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	n := w.TotalRequests()
+	out, err := crawlState(t.Context(), w, dir, "-max-bytes", "20000").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "spent its -max-bytes budget") || w.TotalRequests() != n {
+		t.Errorf("the same byte budget again: %v, %d more requests\n%s", err, w.TotalRequests()-n, out)
+	}
+	if n == 0 || n >= len(w.Depths(w.Seeds()...)) {
+		t.Errorf("the first run made %d requests: the budget of 20,000 bytes did not stop it", n)
 	}
 }
 
