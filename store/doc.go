@@ -14,22 +14,27 @@
 // (Options.SyncInterval) are committed together, and synced to disk while
 // the next group gathers. A crash, of the process or of the machine, loses
 // at most the last two groups (10 ms of steps and a sync, by default), and
-// keeps each step whole or not at all. Entries handed out are written nowhere, so
-// after a crash the pages in flight are fetched again (at least once).
+// keeps each step whole or not at all. Entries handed out are written
+// nowhere, so after a crash the pages in flight are fetched again (at
+// least once).
 //
-// Durable so far: the seen-set, the breadth-first queues (one per host,
-// on disk, four entries each in memory) and each host's next allowed time.
-// Not yet: the robots.txt cache (fetched again after a restart), budgets
-// counted across runs, trap-rule state, stats totals, the crawl's scope,
-// and an AOPIC frontier.
+// Durable: the seen-set; the breadth-first queues (one per host, on disk,
+// four entries each in memory); each host's next allowed time, so a
+// restarted crawl keeps each host's pace; the page requests of every run
+// (Store.Requests, for a budget across runs); the robots.txt files fetched
+// ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
+// crawler keeps in a [frontier.Keeper]: its counters' totals
+// (crawler.Crawler.TotalStats), the path patterns its trap rules stopped,
+// and its seeds' hosts (Scope.SameHost). Not yet: an AOPIC frontier.
 //
 // The seen-set answers a new URL from an in-memory Bloom filter (no read)
 // and most seen ones from a CLOCK cache of 2^20 fingerprints (Mercator's
 // idea, four times its size);
 // the rest read the store.
 //
-// Keys: "m" the format version, "mc" the crawl's identity (Claim); "s"+fingerprint a seen URL; "q"+host
-// id+seq a waiting entry (FP, depth, hops, tries, URL, referrer); "h"+host
-// the host's id and next allowed time, so a restarted crawl keeps each
-// host's pace.
+// Keys: "m" the format version, "mc" the crawl's identity (Claim), "mr"
+// the page requests; "s"+fingerprint a seen URL; "q"+host id+seq a
+// waiting entry (FP, depth, hops, tries, URL, referrer); "h"+host the
+// host's id and next allowed time; "r"+origin a robots.txt (status, time,
+// body); "k"+name a value kept for the crawler (Keep).
 package store

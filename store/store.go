@@ -90,8 +90,9 @@ type Options struct {
 // Handing a URL out writes nothing, so after a crash the URLs in flight are
 // handed out again.
 //
-// A Store is used by one goroutine (the crawler's scheduler); Close must
-// be called to release the directory, which only one Store may hold.
+// A Store is used by one goroutine (the crawler's scheduler), but for its
+// [Store.Robots], which the crawler's workers share; Close must be called,
+// after the crawl, to release the directory, which only one Store may hold.
 type Store struct {
 	db           *pebble.DB
 	batch        *pebble.Batch // the step in progress
