@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -52,6 +54,9 @@ var (
 	// ErrOtherCrawl is wrapped by the error of Claim for a store that holds
 	// another crawl.
 	ErrOtherCrawl = errors.New("store: state of another crawl")
+	// ErrLocked is wrapped by the error of Open for a directory that another
+	// Store holds, in this process or another.
+	ErrLocked = errors.New("store: state in use by another crawl (its directory is locked)")
 )
 
 // Options configure a Store. As everywhere in this SDK, a number's 0 means
@@ -173,6 +178,9 @@ func Open(dir string, o *Options) (*Store, error) {
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if locked(err) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrLocked, dir, err)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{
@@ -277,6 +285,13 @@ func (s *Store) load() error {
 		s.schedule(h)
 	}
 	return nil
+}
+
+// locked reports whether err is Pebble's for a directory whose lock file is
+// held: by another process (flock's EAGAIN), or by this one (Pebble's own
+// check, which has no sentinel error; its message is matched).
+func locked(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "lock held by current process")
 }
 
 // scan calls f with every key of prefix p and its value, in order.

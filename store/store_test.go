@@ -116,6 +116,15 @@ func TestOpenRefuses(t *testing.T) {
 		t.Error("a second Open of a store in use succeeded")
 	}
 	st.Close()
+	dir := t.TempDir() // on the operating system's files, locked as for another process
+	held, err := store.Open(dir, &store.Options{ExpectedURLs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if _, err := store.Open(dir, nil); !errors.Is(err, store.ErrLocked) {
+		t.Errorf("a second Open of a directory in use = %v, want ErrLocked", err)
+	}
 
 	db, err := pebble.Open("crawl", &pebble.Options{FS: fs})
 	if err != nil {
