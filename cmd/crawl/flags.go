@@ -146,7 +146,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
-	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages then counts the pages of every run")
+	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
 	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
