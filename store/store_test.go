@@ -14,7 +14,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"crawler/frontier"
-	"crawler/frontier/frontiertest"
 	"crawler/store"
 )
 
@@ -34,10 +33,6 @@ func open(t *testing.T, fs vfs.FS, o store.Options) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
-}
-
-func TestConformance(t *testing.T) {
-	frontiertest.Run(t, func() frontier.Frontier { return open(t, nil, store.Options{ExpectedURLs: 1000}).Frontier() })
 }
 
 func entry(host string, i int) frontier.Entry {

@@ -1,0 +1,21 @@
+package store_test
+
+import (
+	"testing"
+
+	"crawler/store"
+	"crawler/store/storetest"
+)
+
+// The store keeps the contract of every durable store, on the operating
+// system's file system. A small Bloom filter and cache keep the many
+// stores the suite opens light.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, dir string) storetest.State {
+		st, err := store.Open(dir, &store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return storetest.State{Seen: st.Seen(), Frontier: st.Frontier(), Close: st.Close}
+	})
+}
