@@ -224,17 +224,12 @@ func printState(dir string, w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Seen     int              `json:"seen"`
-		Waiting  int              `json:"waiting"`
-		Hosts    int              `json:"hosts"`
-		Done     bool             `json:"finished"`
-		Requests int64            `json:"requests"`
-		Bytes    int64            `json:"bytes"`
-		Status   map[int]int64    `json:"status"`
-		Errors   map[string]int64 `json:"errors"`
-		Elapsed  float64          `json:"elapsed_sec"`
-	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0,
-		st.Requests(), total.Bytes, total.Status, total.Errors, total.Elapsed.Seconds()})
+		Seen    int     `json:"seen"`
+		Waiting int     `json:"waiting"`
+		Hosts   int     `json:"hosts"`
+		Done    bool    `json:"finished"`
+		Total   summary `json:"total"` // the counters of every run, as -json prints one run's
+	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0, summaryOf(total, false)})
 }
 
 // crawl is one run of the command: its options, Crawler and outputs.

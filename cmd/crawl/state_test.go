@@ -81,13 +81,15 @@ func TestStateResumes(t *testing.T) {
 
 	r := runCrawl(t, nil, "-state", dir, "-stats")
 	var state struct {
-		Done     bool  `json:"finished"`
-		Waiting  int   `json:"waiting"`
-		Requests int   `json:"requests"`
-		Bytes    int64 `json:"bytes"`
+		Done    bool `json:"finished"`
+		Waiting int  `json:"waiting"`
+		Total   struct {
+			Requests int   `json:"requests"`
+			Bytes    int64 `json:"bytes"`
+		} `json:"total"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &state); r.code != 0 || err != nil || !state.Done || state.Waiting != 0 ||
-		state.Requests != len(want) || state.Bytes <= 0 {
+		state.Total.Requests != len(want) || state.Total.Bytes <= 0 {
 		t.Errorf("-stats: exit %d, %v: %+v, want finished, nothing waiting, %d requests and their bytes\n%s%s",
 			r.code, err, state, len(want), r.stdout, r.stderr)
 	}
