@@ -127,10 +127,7 @@ func (a *AOPIC) Push(e Entry) {
 	if a.byName == nil {
 		a.seed = maphash.MakeSeed()
 		a.byName = make(map[string]int32)
-		a.waiting.byReadyAt = true
-		for k := range a.ready {
-			a.ready[k].group = k
-		}
+		a.initHeaps()
 	}
 	if i, ok := a.find(e.FP); ok {
 		if p := &a.pages[i]; p.fetched() {

@@ -28,7 +28,7 @@ func child(parent frontier.Entry, host string, fp uint64) frontier.Entry {
 
 func near(x, y float64) bool { return math.Abs(x-y) <= 1e-9*max(1, math.Abs(x), math.Abs(y)) }
 
-func mustNext(t *testing.T, a *frontier.AOPIC, now time.Time) frontier.Entry {
+func mustNext(t testing.TB, a *frontier.AOPIC, now time.Time) frontier.Entry {
 	t.Helper()
 	e, ok, wake := a.Next(now)
 	if !ok {

@@ -33,7 +33,7 @@ func (a *AOPIC) CheckHeaps() string {
 				return fmt.Sprintf("host %d: page heap out of order at %d", hi, k)
 			}
 		}
-		want := len(h.pages) > 0 && h.inflight < max(a.PerHost, 1)
+		want := len(h.pages) > 0 && h.inflight < PerHostLimit(a.PerHost)
 		if (h.heap != nil) != want {
 			return fmt.Sprintf("host %d: in a heap %v, want %v (pages %d, inflight %d)", hi, h.heap != nil, want, len(h.pages), h.inflight)
 		}
