@@ -59,8 +59,10 @@ const (
 // of its pages and their importance, and returns the extended slice, so
 // that a crawl can checkpoint its credits and resume with them
 // ([AOPIC.Restore]). A page handed out and not Done is saved as waiting:
-// after a restart it must be fetched again. The encoding is compact (its
-// URLs as a keeps them, about 30 bytes a page besides) and versioned.
+// after a restart it must be fetched again. The encoding is versioned and
+// compact: a page takes 11 to 28 bytes (36 for a redirect) and its record,
+// its URL past the host and about 6 bytes; 36 bytes a page in all in
+// BenchmarkAOPICSnapshot, written in about 90 ns a page.
 //
 // Before it writes, AppendSnapshot folds the credit that a host passes on
 // to its waiting pages and lambda's spreads into each page's own (O(n) for
@@ -69,6 +71,11 @@ const (
 // alike bit for bit, once a's pages out are given back.
 func (a *AOPIC) AppendSnapshot(dst []byte) []byte {
 	a.settle()
+	size := len(snapshotMagic) + 1 + 16 + 28*len(a.pages)
+	for _, h := range a.hosts {
+		size += len(h.name) + len(h.records) + 16
+	}
+	dst = slices.Grow(dst, size)
 	dst = append(dst, snapshotMagic...)
 	dst = binary.AppendUvarint(dst, snapshotVersion)
 	dst = appendFloat(dst, a.lambda)
