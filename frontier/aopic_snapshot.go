@@ -200,10 +200,11 @@ func copyRecord(dst []byte, lastRef *int, src []byte, off int) []byte {
 // [AOPIC.AppendSnapshot], so that a resumed crawl keeps its credits: from
 // then on a behaves as the snapshotted AOPIC would have had every page it
 // had out been given back (Done with Retry): the same Len, Importance, Top
-// and, given the same calls, the same entries from Next. a's PerHost and
-// Tax are its own: set them before. Hosts in flight are not restored; a
-// host's readyAt is. An error (a not empty, b truncated, corrupt or of
-// another version) leaves a as it was.
+// and, given the same calls (their times not going back), the same
+// entries from Next. a's PerHost and Tax are its own: set them before.
+// Hosts in flight are not restored; a host's readyAt is, by its wall
+// clock. An error (a not empty, b truncated, corrupt or of another
+// version) leaves a as it was.
 //
 // A store that keeps waiting URLs durably, and checkpoints credits less
 // often, reconciles the two after a Restore: it Pushes every URL it holds
@@ -355,6 +356,7 @@ func (a *AOPIC) initHeaps() {
 // pages it linked to were pushed again by the store, with no credit, and
 // lambda's spread gives them their share, so that credit still sums to the
 // number of seeds. Its history stays. Pages handed out are left alone.
+// stillWaiting must not call a's methods.
 // Cost: O(n) calls of stillWaiting for n known pages, and O(log n + log h)
 // for each page marked.
 func (a *AOPIC) Reconcile(stillWaiting func(fp uint64) bool) int {

@@ -534,3 +534,80 @@ func BenchmarkAOPICSnapshot(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pages, "ns/page")
 	})
 }
+
+// TestAOPICResumeFromCheckpoint follows the recipe of Restore's doc: a
+// crawl checkpoints its credits, goes on (pages fetched, pages found),
+// and crashes; the AOPIC restored from the checkpoint and reconciled with
+// the durable queue holds the same URLs waiting, credit still sums to
+// the number of seeds, and importances still sum to 1.
+func TestAOPICResumeFromCheckpoint(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var a frontier.AOPIC
+	queue := map[uint64]frontier.Entry{} // the store's durable queue
+	var known []uint64
+	push := func(e frontier.Entry) {
+		a.Push(e)
+		queue[e.FP] = e
+		known = append(known, e.FP)
+	}
+	for i := range 3 {
+		push(seed(fmt.Sprint("h", i), uint64(i+1)))
+	}
+	var checkpoint []byte
+	for step := range 400 {
+		if step == 200 {
+			checkpoint = a.AppendSnapshot(nil)
+		}
+		e, ok, _ := a.Next(t0)
+		if !ok {
+			break
+		}
+		var links []uint64
+		for range r.IntN(5) {
+			fp := uint64(len(known) + 1)
+			if r.IntN(3) == 0 {
+				fp = known[r.IntN(len(known))]
+			} else {
+				push(child(e, fmt.Sprint("h", r.IntN(8)), fp))
+			}
+			links = append(links, fp)
+		}
+		a.Done(e, frontier.Result{Links: links})
+		delete(queue, e.FP)
+	}
+	if len(queue) == 0 {
+		t.Fatal("the crawl ran dry")
+	}
+
+	var b frontier.AOPIC
+	if err := b.Restore(checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range queue {
+		b.Push(e)
+	}
+	n := b.Reconcile(func(fp uint64) bool { _, ok := queue[fp]; return ok })
+	if n < 50 {
+		t.Fatalf("Reconcile marked %d pages fetched after the checkpoint, want about 100 (the rest were found after it)", n)
+	}
+	if b.Len() != len(queue) || b.Len() != a.Len() {
+		t.Fatalf("Len = %d, want %d", b.Len(), len(queue))
+	}
+	sum, imp := b.Lambda(), 0.0
+	for _, fp := range known {
+		sum += b.Credit(fp)
+		x, _ := b.Importance(fp)
+		imp += x
+	}
+	if !near(sum, 3) || !near(imp, 1) {
+		t.Fatalf("credit sums to %v, want 3; importances to %v, want 1", sum, imp)
+	}
+	for b.Len() > 0 {
+		e := mustNext(t, &b, t0)
+		if _, ok := queue[e.FP]; !ok {
+			t.Fatalf("Next = %s, not in the queue", e.URL)
+		}
+		delete(queue, e.FP)
+		b.Done(e, frontier.Result{})
+	}
+}

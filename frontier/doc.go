@@ -45,4 +45,10 @@
 // importance, in [Entry.Importance] and from [AOPIC.Importance] and
 // [AOPIC.Top], is its history as a share of all histories: importances
 // sum to 1, and in a long crawl they approach the pages' PageRank.
+//
+// Credits live in memory only. A crawl that must resume checkpoints them
+// with [AOPIC.AppendSnapshot] now and then, and after a crash restores
+// the last checkpoint ([AOPIC.Restore]) and reconciles it with its
+// durable queue ([AOPIC.Reconcile]): credits lag by one checkpoint, URLs
+// by nothing.
 package frontier
