@@ -409,6 +409,26 @@ func (a *AOPIC) passOn(h *aopicHost, c float64) {
 	}
 }
 
+// Hold keeps host's entries from being handed out before until, as a Done
+// with Result.Next does; a time before the one the host has changes
+// nothing. It is for a store that restores hosts' times newer than the
+// checkpoint it restored a from (see [AOPIC.Restore]).
+func (a *AOPIC) Hold(host string, until time.Time) {
+	hi, ok := a.byName[host]
+	if !ok {
+		return
+	}
+	h := a.hosts[hi]
+	if !until.After(h.readyAt) {
+		return
+	}
+	if h.heap != nil {
+		a.hostRemove(h.heap, h)
+	}
+	h.readyAt = until
+	a.schedule(h)
+}
+
 // Len reports the number of URLs waiting. Cost: O(1).
 func (a *AOPIC) Len() int { return a.n }
 

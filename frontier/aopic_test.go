@@ -614,3 +614,23 @@ func ExampleAOPIC() {
 	// top   http://a.example/        importance 0.326
 	// top   http://a.example/cal/2   importance 0.147
 }
+
+// Hold keeps a host waiting until a later time, never an earlier one.
+func TestAOPICHold(t *testing.T) {
+	var a frontier.AOPIC
+	a.Push(frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"})
+	a.Push(frontier.Entry{URL: "http://b.test/", FP: 2, Host: "b.test"})
+	a.Hold("a.test", t0.Add(time.Minute))
+	a.Hold("a.test", t0.Add(time.Second)) // earlier: no change
+	a.Hold("unknown.test", t0.Add(time.Hour))
+	e, ok, _ := a.Next(t0)
+	if !ok || e.Host != "b.test" {
+		t.Fatalf("Next = %v %v, want b.test's entry: a.test is held", e.URL, ok)
+	}
+	if _, ok, wake := a.Next(t0); ok || !wake.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Next: ok %v, wake %v; want a.test held until a minute on", ok, wake)
+	}
+	if e, ok, _ := a.Next(t0.Add(time.Minute)); !ok || e.Host != "a.test" {
+		t.Fatalf("a minute on: Next = %v %v, want a.test's entry", e.URL, ok)
+	}
+}

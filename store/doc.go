@@ -25,7 +25,10 @@
 // ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
 // crawler keeps in a [frontier.Keeper]: its counters' totals
 // (crawler.Crawler.TotalStats), the path patterns its trap rules stopped,
-// and its seeds' hosts (Scope.SameHost). Not yet: an AOPIC frontier.
+// and its seeds' hosts (Scope.SameHost). The frontier is breadth-first
+// ([Store.Frontier]) or ordered by importance ([Store.AOPIC]: its URLs
+// as durable, its credits checkpointed every 10,000 pages or more, and at
+// Close; after a crash they lag by the pages done since).
 //
 // The seen-set answers a new URL from an in-memory Bloom filter (no read)
 // and most seen ones from a CLOCK cache of 2^20 fingerprints (Mercator's

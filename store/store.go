@@ -80,6 +80,10 @@ type Options struct {
 	// PerHost is how many entries of a host may be handed out at once.
 	// 0: 1; negative: no limit.
 	PerHost int
+	// CheckpointPages is the fewest pages done between two checkpoints of
+	// an AOPIC frontier's credits ([Store.AOPIC]). 0:
+	// DefaultCheckpointPages; negative: a checkpoint only at Close.
+	CheckpointPages int
 	// FS is the file system the database lives in. Nil: the operating
 	// system's. Tests use Pebble's vfs.NewCrashableMem.
 	FS vfs.FS
@@ -104,6 +108,7 @@ type Store struct {
 	syncing      *pebble.Batch // the group committed last, its sync maybe not yet waited for
 	syncInterval time.Duration // 0: every step is its own group
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
+	checkpoint   int           // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error         // the first write error: the store takes no more
 
 	bloom     *seen.Bloom // nil: none
@@ -120,10 +125,12 @@ type Store struct {
 	ready    hostHeap // by the seq of their first entry
 	waiting  hostHeap // by ready time
 
-	kept []kept // values kept with the steps (see Keep)
+	kept  []kept // values kept with the steps (see Keep)
+	aopic *AOPIC // the store's frontier, if an AOPIC (see Store.AOPIC)
 
-	closed bool
-	opened time.Time // when the commit group in the batch began; zero if none
+	closed  bool
+	closing bool      // Close is flushing: every kept value is written
+	opened  time.Time // when the commit group in the batch began; zero if none
 }
 
 // hostQueue is one host's queue: its first entries in memory, the rest on
@@ -187,6 +194,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		db:           db,
 		syncInterval: politeness.Or(o.SyncInterval, DefaultSyncInterval),
 		perHost:      frontier.PerHostLimit(o.PerHost),
+		checkpoint:   politeness.Or(o.CheckpointPages, DefaultCheckpointPages),
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
 	}
@@ -378,8 +386,10 @@ func (s *Store) commitGroup(wait bool) error {
 		return s.err
 	}
 	s.opened = time.Time{}
-	if !s.batch.Empty() {
+	if !s.batch.Empty() || s.closing {
 		s.writeKept()
+	}
+	if !s.batch.Empty() {
 		s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
 		if err := s.waitSynced(); err != nil {
 			return err
@@ -439,7 +449,7 @@ func (s *Store) Close() error {
 	if s.closed {
 		return ErrClosed
 	}
-	s.closed = true
+	s.closed, s.closing = true, true
 	err := s.Flush()
 	return errors.Join(err, s.closeDB())
 }

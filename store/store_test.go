@@ -149,22 +149,42 @@ func (a crawlState) equal(b crawlState) bool {
 // never seen without being queued.
 func TestCrash(t *testing.T) {
 	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
-		t.Run(fmt.Sprint("interval=", interval), func(t *testing.T) { testCrash(t, interval) })
+		t.Run(fmt.Sprint("interval=", interval), func(t *testing.T) { testCrash(t, interval, false) })
 	}
+	t.Run("AOPIC", func(t *testing.T) { testCrash(t, time.Hour, true) })
+}
+
+// frontierOf returns st's breadth-first frontier, or with aopic its AOPIC
+// one (of st's PerHost), which reads the checkpoint and the queue.
+func frontierOf(t *testing.T, st *store.Store, aopic bool, perHost int) interface {
+	frontier.Frontier
+	frontier.Committer
+} {
+	t.Helper()
+	if !aopic {
+		return st.Frontier()
+	}
+	f, err := st.AOPIC(&frontier.AOPIC{PerHost: perHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // testCrash is TestCrash with commit groups of SyncInterval interval: an
 // hour (a group ends when the test flushes), a nanosecond (each step is a
 // group, committed unsynced while the previous one's sync is waited for)
-// or -1 (each step alone, synced).
-func testCrash(t *testing.T, interval time.Duration) {
+// or -1 (each step alone, synced); with aopic, on the AOPIC frontier,
+// whose checkpoint of credits lags the queue.
+func testCrash(t *testing.T, interval time.Duration, aopic bool) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fs := vfs.NewCrashableMem()
-	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000, SyncInterval: interval})
+	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000, SyncInterval: interval, CheckpointPages: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { st.Close() }()
+	f := frontierOf(t, st, aopic, 0)
 	var model crawlState
 	history := []crawlState{{}} // before the first step and after each
 	synced := 0                 // steps synced
@@ -175,12 +195,11 @@ func testCrash(t *testing.T, interval time.Duration) {
 		fp := next
 		next++
 		st.Seen().Add(fp)
-		st.Frontier().Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
+		f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%5, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%5)})
 		model.seen = append(model.seen, fp)
 		model.waiting = append(model.waiting, fp)
 	}
 	for step := range 300 {
-		f := st.Frontier()
 		switch r.IntN(3) {
 		case 0, 1: // a page done with new links, as the crawler does
 			if len(out) > 0 {
@@ -217,7 +236,7 @@ func testCrash(t *testing.T, interval time.Duration) {
 			continue
 		}
 		crashed := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: r.IntN(101), RNG: rand.New(rand.NewPCG(uint64(step), 5))})
-		got := stateOf(t, crashed, next)
+		got := stateOf(t, crashed, next, aopic)
 		if !slices.ContainsFunc(history[synced:], got.equal) {
 			t.Fatalf("step %d: after a crash the store holds seen %v, waiting %v: no step's state since the last synced (%d): %v",
 				step, got.seen, got.waiting, synced, history[synced:])
@@ -227,7 +246,7 @@ func testCrash(t *testing.T, interval time.Duration) {
 
 // stateOf opens the store on fs and reads what it holds: the seen
 // fingerprints below next, and every entry waiting.
-func stateOf(t *testing.T, fs vfs.FS, next uint64) crawlState {
+func stateOf(t *testing.T, fs vfs.FS, next uint64, aopic bool) crawlState {
 	t.Helper()
 	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: -1, PerHost: -1})
 	if err != nil {
@@ -240,7 +259,7 @@ func stateOf(t *testing.T, fs vfs.FS, next uint64) crawlState {
 			c.seen = append(c.seen, fp)
 		}
 	}
-	f := st.Frontier()
+	f := frontierOf(t, st, aopic, -1)
 	for {
 		e, ok, _ := f.Next(t0)
 		if !ok {
@@ -315,5 +334,85 @@ func TestKeep(t *testing.T) {
 	}
 	if got := string(open(t, fs, store.Options{}).Kept("count")); got != "2" {
 		t.Fatalf("reopened: Kept = %q, want \"2\"", got)
+	}
+}
+
+// An AOPIC frontier closed and reopened has its credits back exactly: the
+// same importance for every page, the same order.
+func TestAOPICReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{ExpectedURLs: 1000})
+	a := new(frontier.AOPIC)
+	f, err := st.AOPIC(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	next := uint64(1)
+	push := func(depth int, ref string) uint64 {
+		fp := next
+		next++
+		st.Seen().Add(fp)
+		f.Push(frontier.Entry{URL: fmt.Sprintf("http://h%d/%d", fp%4, fp), FP: fp, Host: fmt.Sprintf("h%d", fp%4), Depth: depth, Referrer: ref})
+		return fp
+	}
+	for range 4 {
+		push(0, "")
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for range 60 {
+		e, ok, _ := f.Next(t0)
+		if !ok {
+			break
+		}
+		var links []uint64
+		for range r.IntN(5) {
+			if r.IntN(3) == 0 && next > 2 {
+				links = append(links, 1+r.Uint64N(next-1)) // a page known already
+			} else {
+				links = append(links, push(e.Depth+1, e.URL))
+			}
+		}
+		f.Done(e, frontier.Result{Links: links})
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[uint64]float64{}
+	for fp := uint64(1); fp < next; fp++ {
+		want[fp], _ = a.Importance(fp)
+	}
+	n := a.Len()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open(t, fs, store.Options{})
+	b := new(frontier.AOPIC)
+	g, err := st.AOPIC(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Len() != n {
+		t.Fatalf("reopened: Len %d, want %d", g.Len(), n)
+	}
+	for fp, imp := range want {
+		if got, _ := b.Importance(fp); got != imp {
+			t.Errorf("page %d: importance %v after reopening, %v before", fp, got, imp)
+		}
+	}
+	for range n {
+		e1, ok1, _ := a.Next(t0)
+		e2, ok2, _ := g.Next(t0)
+		if ok1 != ok2 || e1.FP != e2.FP {
+			t.Fatalf("reopened: Next hands out %d (%v), the closed one %d (%v)", e2.FP, ok2, e1.FP, ok1)
+		}
+		if !ok1 {
+			break
+		}
+		a.Done(e1, frontier.Result{})
+		g.Done(e2, frontier.Result{})
 	}
 }
