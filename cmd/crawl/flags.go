@@ -146,7 +146,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
-	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
+	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier (fifo or aopic) in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
 	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
@@ -174,7 +174,7 @@ func (o *options) validate() error {
 	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
 	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
-	check(o.state == "" || o.seen == "exact" && o.frontier == "fifo", "-state keeps its own seen-set and breadth-first frontier: drop -seen %s and -frontier %s", o.seen, o.frontier)
+	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}

@@ -148,6 +148,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
+		if o.frontier == "aopic" {
+			if cr.c.Frontier, err = st.AOPIC(&frontier.AOPIC{PerHost: o.perHost}); err != nil {
+				st.Close()
+				return fmt.Errorf("-state %s: %w", o.state, err)
+			}
+		}
 		cr.c.Robots = &politeness.RobotsCache{Store: st.Robots()}
 		// The budgets count the pages and bytes of every run.
 		if o.maxPages > 0 {
@@ -165,7 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	runErr := cr.c.Run(ctx, seeds...)
 	stopProgress()
 	if st != nil {
-		if runErr == nil && cr.c.Stats().Requests == 0 && st.Frontier().Len() == 0 {
+		if runErr == nil && cr.c.Stats().Requests == 0 && cr.c.Frontier.Len() == 0 {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s is finished: nothing left to fetch\n", o.state)
 		}
 		if err := st.Close(); err != nil {

@@ -126,12 +126,19 @@ func TestStateByteBudget(t *testing.T) {
 // lost, the pages fetched twice are at most those in flight or in the
 // last unsynced commit group at each kill, and robots.txt is obeyed.
 func TestStateSurvivesKill9(t *testing.T) {
+	for _, order := range []string{"fifo", "aopic"} {
+		t.Run(order, func(t *testing.T) { testKill9(t, "-frontier", order) })
+	}
+}
+
+// testKill9 is TestStateSurvivesKill9 with the flags flags.
+func testKill9(t *testing.T, flags ...string) {
 	w := stateWeb(t, 2*time.Millisecond)
 	dir := filepath.Join(t.TempDir(), "state")
 	const workers, kills = 4, 3
 	want := w.Depths(w.Seeds()...)
 	for kill := 1; kill <= kills; kill++ {
-		cmd := crawlState(t.Context(), w, dir, "-workers", "4")
+		cmd := crawlState(t.Context(), w, dir, append([]string{"-workers", "4"}, flags...)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +148,7 @@ func TestStateSurvivesKill9(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		if kill == 1 { // a second process on the state is refused while the first runs
-			out, err := crawlState(t.Context(), w, dir).CombinedOutput()
+			out, err := crawlState(t.Context(), w, dir, flags...).CombinedOutput()
 			if err == nil || !strings.Contains(string(out), "in use by another crawl") {
 				t.Errorf("a second crawl on the state in use: %v\n%s", err, out)
 			}
@@ -150,7 +157,7 @@ func TestStateSurvivesKill9(t *testing.T) {
 		cmd.Wait()
 		t.Logf("kill %d after %d page requests", kill, w.TotalRequests())
 	}
-	out, err := crawlState(t.Context(), w, dir, "-workers", "4").CombinedOutput()
+	out, err := crawlState(t.Context(), w, dir, append([]string{"-workers", "4"}, flags...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("the last run: %v\n%s", err, out)
 	}
