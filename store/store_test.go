@@ -416,3 +416,96 @@ func TestAOPICReopen(t *testing.T) {
 		g.Done(e2, frontier.Result{})
 	}
 }
+
+// The store hands out what frontier.FIFO hands out, entry for entry, Tries
+// included, and its seen-set answers as a map does, whether a step's writes
+// are in the commit group in progress (read through its indexed batch) or
+// applied. A few hosts with
+// long queues and many entries out empty their heads in memory often, and
+// load them again while the group in progress holds pushes, removals and
+// retries of their queues; a cache of 4 fingerprints evicts those added.
+func TestModel(t *testing.T) {
+	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
+		for _, perHost := range []int{1, 3, -1} {
+			t.Run(fmt.Sprintf("interval=%v,perHost=%d", interval, perHost), func(t *testing.T) {
+				for seed := range uint64(20) {
+					testModel(t, seed, interval, perHost)
+					if t.Failed() {
+						t.Fatalf("seed %d", seed)
+					}
+				}
+			})
+		}
+	}
+}
+
+func testModel(t *testing.T, seed uint64, interval time.Duration, perHost int) {
+	r := rand.New(rand.NewPCG(seed, 6))
+	st := open(t, nil, store.Options{ExpectedURLs: -1, CachedURLs: -1, SyncInterval: interval, PerHost: perHost})
+	f, s := st.Frontier(), st.Seen()
+	model := &frontier.FIFO{PerHost: perHost}
+	seen := map[uint64]bool{}
+	var out, modelOut []frontier.Entry // the model's keep their place in its queues
+	now := t0
+	for step := range 600 {
+		switch op := r.IntN(10); {
+		case op < 4: // discover a URL, maybe seen
+			fp := uint64(r.IntN(400) + 1)
+			if s.Add(fp) != !seen[fp] {
+				t.Fatalf("step %d: Add(%d) = %v, seen before: %v", step, fp, !seen[fp], seen[fp])
+			}
+			if !seen[fp] {
+				seen[fp] = true
+				host := fmt.Sprintf("h%d", fp%3)
+				e := frontier.Entry{URL: fmt.Sprintf("http://%s/%d", host, fp), FP: fp, Host: host, Depth: r.IntN(3), Referrer: "http://" + host + "/"}
+				f.Push(e)
+				model.Push(e)
+			}
+		case op < 7:
+			got, ok, wake := f.Next(now)
+			want, wantOK, wantWake := model.Next(now)
+			if ok != wantOK || !wake.Equal(wantWake) || ok && !sameEntry(got, want) {
+				t.Fatalf("step %d: Next = %+v %v %v, want %+v %v %v", step, got, ok, wake, want, wantOK, wantWake)
+			}
+			if ok {
+				out, modelOut = append(out, got), append(modelOut, want)
+			}
+		case op < 9 && len(out) > 0: // a page done, or retried, with its host's next time
+			i := r.IntN(len(out))
+			e, m := out[i], modelOut[i]
+			out, modelOut = slices.Delete(out, i, i+1), slices.Delete(modelOut, i, i+1)
+			res := frontier.Result{Retry: r.IntN(3) == 0}
+			if res.Retry {
+				e.Tries++
+				m.Tries++
+			}
+			if r.IntN(4) == 0 {
+				res.Next = now.Add(time.Duration(r.IntN(3)) * time.Second)
+			}
+			f.Done(e, res)
+			model.Done(m, res)
+		case op == 9:
+			now = now.Add(time.Second)
+			if fp := uint64(r.IntN(400) + 1); s.Contains(fp) != seen[fp] {
+				t.Fatalf("step %d: Contains(%d) = %v, want %v", step, fp, !seen[fp], seen[fp])
+			}
+		}
+		if f.Len() != model.Len() {
+			t.Fatalf("step %d: Len %d, want %d", step, f.Len(), model.Len())
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if r.IntN(20) == 0 {
+			if err := f.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// sameEntry reports whether a and b are the same entry, Importance aside.
+func sameEntry(a, b frontier.Entry) bool {
+	return a.URL == b.URL && a.FP == b.FP && a.Host == b.Host && a.Depth == b.Depth && a.Hops == b.Hops &&
+		a.Referrer == b.Referrer && a.Tries == b.Tries
+}
