@@ -329,6 +329,10 @@ type run struct {
 	depths, done depths.Table
 	// committer is the frontier, if it writes in steps; else nil.
 	committer frontier.Committer
+	// batcher is the seen-set, if it tests many fingerprints at once;
+	// else nil. fps is its buffer. Scheduler only.
+	batcher seen.Batcher
+	fps     []uint64
 	// trackDepths says whether depths are kept: always under
 	// Scope.MaxDepth; without it, only for a frontier in memory, since
 	// depths grows with the URLs waiting, which a durable frontier keeps
@@ -400,6 +404,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	r.agentToken = politeness.ProductToken(r.userAgent)
 	r.committer, _ = r.frontier.(frontier.Committer)
+	r.batcher, _ = r.seen.(seen.Batcher)
 	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
 	return r
 }
@@ -464,6 +469,7 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		// New links are pushed before Done, so that a frontier spending
 		// credit on the page's links (AOPIC) knows them all.
+		r.prepare(o.links)
 		for _, l := range o.links {
 			r.discover(l, o.entry.URL)
 		}
@@ -544,6 +550,19 @@ func (r *run) loop(ctx context.Context) error {
 		return &StoppedError{Cause: err, Frontier: r.frontier.Len()}
 	}
 	return nil
+}
+
+// prepare has a seen-set that tests many fingerprints at once
+// (seen.Batcher) test those of links, before they are discovered.
+func (r *run) prepare(links []link) {
+	if r.batcher == nil || len(links) < 2 {
+		return
+	}
+	r.fps = r.fps[:0]
+	for _, l := range links {
+		r.fps = append(r.fps, l.fp)
+	}
+	r.batcher.Prepare(r.fps)
 }
 
 // commit ends a step of the scheduler for a frontier that writes in steps

@@ -36,6 +36,16 @@ type Set interface {
 	Len() int
 }
 
+// Batcher is a Set that tests many fingerprints at once more cheaply than
+// one by one, such as a set on disk, which reads them in key order as one
+// sorted batch (Mercator's way). The crawler prepares each page's links.
+type Batcher interface {
+	Set
+	// Prepare tests fps ahead of the Add and Contains calls that follow
+	// for them, which it makes cheaper; it changes no answer.
+	Prepare(fps []uint64)
+}
+
 // Exact is an exact Set: it never reports a false positive. Its zero value
 // is an empty set ready to use. It is not safe for concurrent use.
 //

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -18,7 +20,7 @@ func (s *Store) Seen() *Seen { return (*Seen)(s) }
 // spares reads.
 type Seen Store
 
-var _ seen.Set = (*Seen)(nil)
+var _ seen.Batcher = (*Seen)(nil)
 
 // Add records fp as seen and reports whether it was new.
 func (t *Seen) Add(fp uint64) bool {
@@ -27,6 +29,7 @@ func (t *Seen) Add(fp uint64) bool {
 		return false
 	}
 	s.set(seenKey(fp), nil)
+	delete(s.absent, fp)
 	if s.bloom != nil {
 		s.bloom.Add(fp)
 	}
@@ -50,6 +53,9 @@ func (t *Seen) Contains(fp uint64) bool {
 		s.seenStats.CacheHits++
 		return true
 	}
+	if _, ok := s.absent[fp]; ok {
+		return false // read by Prepare, and not added since
+	}
 	s.seenStats.Reads++
 	if s.err != nil {
 		return true // unknown: never fetch twice
@@ -65,6 +71,46 @@ func (t *Seen) Contains(fp uint64) bool {
 		return true // unknown: never fetch twice
 	}
 	return false
+}
+
+// Prepare reads the fingerprints of fps that neither the Bloom filter nor
+// the cache answers in key order, with one iterator, as Mercator merged a
+// sorted batch of a page's links with the sorted fingerprints on disk:
+// those found are cached, those not found are noted absent, so that the
+// Add and Contains calls that follow read nothing. One such fingerprint is
+// left to its Add.
+func (t *Seen) Prepare(fps []uint64) {
+	s := (*Store)(t)
+	clear(s.absent)
+	need := s.need[:0]
+	for _, fp := range fps {
+		if s.bloom != nil && !s.bloom.Contains(fp) || s.cache.contains(fp) {
+			continue
+		}
+		need = append(need, fp)
+	}
+	s.need = need
+	if len(need) < 2 || s.err != nil {
+		return
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	it, err := s.batch.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixSeen}, UpperBound: []byte{prefixSeen + 1}})
+	if err != nil {
+		s.write(err)
+		return
+	}
+	defer it.Close()
+	for _, fp := range need {
+		s.seenStats.Reads++
+		key := seenKey(fp)
+		if it.SeekGE(key) && bytes.Equal(it.Key(), key) {
+			s.cache.add(fp)
+		} else if it.Error() == nil {
+			s.absent[fp] = struct{}{}
+		}
+	}
+	s.write(it.Error())
 }
 
 // SeenStats counts the seen-set's tests and how each was answered.

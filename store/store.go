@@ -117,6 +117,8 @@ type Store struct {
 
 	bloom     *seen.Bloom // nil: none
 	cache     *fpCache
+	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
+	need      []uint64            // Prepare's buffer
 	nSeen     int
 	seenStats SeenStats
 
@@ -201,6 +203,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		checkpoint:   politeness.Or(o.CheckpointPages, DefaultCheckpointPages),
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
+		absent:       map[uint64]struct{}{},
 	}
 	s.waiting.byReadyAt = true
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {

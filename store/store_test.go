@@ -509,3 +509,38 @@ func sameEntry(a, b frontier.Entry) bool {
 	return a.URL == b.URL && a.FP == b.FP && a.Host == b.Host && a.Depth == b.Depth && a.Hops == b.Hops &&
 		a.Referrer == b.Referrer && a.Tries == b.Tries
 }
+
+// Prepare reads a page's links as one sorted batch and changes no answer:
+// with a cache too small to help, the fingerprints it found are seen, those
+// it did not are new, and the Adds that follow read nothing more.
+func TestPrepare(t *testing.T) {
+	st := open(t, nil, store.Options{ExpectedURLs: -1, CachedURLs: -1}) // every test reaches the store
+	s := st.Seen()
+	for fp := uint64(1); fp <= 100; fp += 2 { // the odd ones are seen
+		s.Add(fp)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	links := []uint64{40, 7, 13, 8, 99, 7, 2, 55}
+	before := s.Stats().Reads
+	s.Prepare(links)
+	reads := s.Stats().Reads
+	if n := reads - before; n < 6 || n > 7 {
+		t.Errorf("Prepare read %d fingerprints, want the 7 distinct ones (6 if 99, added last, is cached)", n)
+	}
+	for _, fp := range links {
+		if got, want := s.Contains(fp), fp%2 == 1; got != want {
+			t.Errorf("Contains(%d) = %v after Prepare, want %v", fp, got, want)
+		}
+	}
+	if got := s.Stats().Reads; got != reads {
+		t.Errorf("Contains read %d fingerprints Prepare had read", got-reads)
+	}
+	if s.Add(40) != true || s.Add(41) != false || s.Contains(40) != true {
+		t.Error("Add after Prepare: 40 not new, or 41 new, or 40 not seen once added")
+	}
+	if got := s.Stats().Reads; got > reads+1 { // 41 was not prepared: one read
+		t.Errorf("%d reads after Prepare's, want at most 1 (for 41)", got-reads)
+	}
+}
