@@ -30,7 +30,7 @@ const aopicKey = "store/aopic"
 // AOPIC reads the store's queue and the last checkpoint into a; a store
 // is used with one frontier, this one or [Store.Frontier], not both.
 func (s *Store) AOPIC(a *frontier.AOPIC) (*AOPIC, error) {
-	if a.Len() != 0 || len(s.out) > 0 {
+	if a.Len() != 0 || len(s.out) > 0 || s.aopic != nil {
 		return nil, fmt.Errorf("store: AOPIC needs an empty AOPIC and a store whose frontier is not in use")
 	}
 	f := &AOPIC{s: s, a: a, at: map[uint64]queuedAt{}}
