@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -41,6 +42,8 @@ func (f *Frontier) Push(e frontier.Entry) {
 	if len(h.head) == h.count && len(h.head) < headMax {
 		h.head = append(h.head, queued{seq, e})
 		h.loaded = seq + 1
+	} else {
+		s.record(h, write{queued: queued{seq, e}})
 	}
 	h.count++
 	s.n++
@@ -101,7 +104,12 @@ func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 }
 
 // fill loads more of h's entries from the store if its head is empty, and
-// reports whether h has one in memory.
+// reports whether h has one in memory. The store is the database and the
+// writes to h's queue of the groups not yet applied to it (h.writes),
+// merged by seq, as an indexed batch would show them: a write replaces the
+// database's entry at its seq, or, deleted, hides it. An entry pushed to
+// the head needs no write there: fill reads only when the head is empty,
+// and by then it is out (skipped), or done, its deletion or retry written.
 func (s *Store) fill(h *hostQueue) bool {
 	if len(h.head) > 0 {
 		return true
@@ -109,27 +117,49 @@ func (s *Store) fill(h *hostQueue) bool {
 	if s.err != nil {
 		return false
 	}
-	it, err := s.batch.NewIter(&pebble.IterOptions{LowerBound: queueKey(h.id, h.loaded), UpperBound: queueKey(h.id, math.MaxUint64)})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: queueKey(h.id, h.loaded), UpperBound: queueKey(h.id, math.MaxUint64)})
 	if err != nil {
 		s.write(err)
 		return false
 	}
 	defer it.Close()
-	for it.First(); it.Valid() && len(h.head) < headMax; it.Next() {
-		seq := binary.BigEndian.Uint64(it.Key()[5:])
-		e, err := decodeEntry(it.Value(), h.name)
-		if err != nil {
-			s.write(fmt.Errorf("queue entry %d of %s: %w", seq, h.name, err))
-			return false
+	i, _ := slices.BinarySearchFunc(h.writes, h.loaded, bySeq)
+	writes := h.writes[i:]
+	for it.First(); len(h.head) < headMax; {
+		var w write
+		var seq uint64
+		if it.Valid() {
+			seq = binary.BigEndian.Uint64(it.Key()[5:])
 		}
-		if o, out := s.out[e.FP]; out && o.host == h && o.seq == seq {
+		switch {
+		case len(writes) > 0 && (!it.Valid() || writes[0].seq <= seq):
+			w, writes = writes[0], writes[1:]
+			if it.Valid() && w.seq == seq {
+				it.Next() // replaced or deleted by a group not yet applied
+			}
+		case it.Valid():
+			e, err := decodeEntry(it.Value(), h.name)
+			if err != nil {
+				s.write(fmt.Errorf("queue entry %d of %s: %w", seq, h.name, err))
+				return false
+			}
+			w.queued = queued{seq, e}
+			it.Next()
+		default:
+			s.write(it.Error())
+			return len(h.head) > 0
+		}
+		if w.deleted {
+			continue
+		}
+		if o, out := s.out[w.e.FP]; out && o.host == h && o.seq == w.seq {
 			continue // handed out, still on disk until Done
 		}
-		h.head = append(h.head, queued{seq, e})
-		h.loaded = seq + 1
+		h.head = append(h.head, w.queued)
+		h.loaded = w.seq + 1
 	}
 	s.write(it.Error())
-	return len(h.head) > 0
+	return true
 }
 
 // Done records e's outcome in the step in progress: its host's next time,
@@ -149,6 +179,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	}
 	if r.Retry {
 		s.set(queueKey(h.id, o.seq), appendEntry(nil, e))
+		s.record(h, write{queued: queued{o.seq, e}})
 		i := 0
 		for i < len(h.head) && h.head[i].seq < o.seq {
 			i++
@@ -163,6 +194,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		s.n++
 	} else {
 		s.del(queueKey(h.id, o.seq))
+		s.record(h, write{queued: queued{seq: o.seq}, deleted: true})
 	}
 	if r.Requested {
 		s.requests++

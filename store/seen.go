@@ -29,6 +29,7 @@ func (t *Seen) Add(fp uint64) bool {
 		return false
 	}
 	s.set(seenKey(fp), nil)
+	s.added[fp] = s.gen // the cache may evict it before its group is applied
 	delete(s.absent, fp)
 	if s.bloom != nil {
 		s.bloom.Add(fp)
@@ -60,7 +61,10 @@ func (t *Seen) Contains(fp uint64) bool {
 	if s.err != nil {
 		return true // unknown: never fetch twice
 	}
-	_, closer, err := s.batch.Get(seenKey(fp))
+	if _, ok := s.added[fp]; ok {
+		return true // added in a group not yet applied to the database
+	}
+	_, closer, err := s.db.Get(seenKey(fp))
 	if err == nil {
 		closer.Close()
 		s.cache.add(fp)
@@ -87,6 +91,9 @@ func (t *Seen) Prepare(fps []uint64) {
 		if s.bloom != nil && !s.bloom.Contains(fp) || s.cache.contains(fp) {
 			continue
 		}
+		if _, ok := s.added[fp]; ok {
+			continue
+		}
 		need = append(need, fp)
 	}
 	s.need = need
@@ -95,7 +102,7 @@ func (t *Seen) Prepare(fps []uint64) {
 	}
 	slices.Sort(need)
 	need = slices.Compact(need)
-	it, err := s.batch.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixSeen}, UpperBound: []byte{prefixSeen + 1}})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixSeen}, UpperBound: []byte{prefixSeen + 1}})
 	if err != nil {
 		s.write(err)
 		return

@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,9 +109,12 @@ type Options struct {
 // [Store.Robots], which the crawler's workers share; Close must be called,
 // after the crawl, to release the directory, which only one Store may hold.
 type Store struct {
-	db           *pebble.DB
-	batch        *pebble.Batch // the step in progress
-	syncing      *pebble.Batch // the group committed last, its sync maybe not yet waited for
+	db    *pebble.DB
+	batch *pebble.Batch // the step in progress: not indexed, see the overlays below
+	// committing is the group committed last, applied and synced by a
+	// goroutine of its own while the next group gathers; it reports there,
+	// once. Nil if none is outstanding.
+	committing   chan error
 	syncInterval time.Duration // 0: every step is its own group
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
 	checkpoint   int           // pages done between AOPIC checkpoints; <= 0: none but at Close
@@ -134,6 +139,15 @@ type Store struct {
 	kept  []kept // values kept with the steps (see Keep)
 	aopic *AOPIC // the store's frontier, if an AOPIC (see Store.AOPIC)
 
+	// The overlays: what reads of the database must see of the groups not
+	// yet applied to it (the one gathering, generation gen, and the one
+	// committing, gen-1), until they are. The batch is not indexed and the
+	// committing group is applied off the scheduler's goroutine, so that
+	// its memtable inserts (a third of the scheduler's time) run beside it.
+	gen     uint64
+	added   map[uint64]uint64 // fingerprint added -> its group's gen
+	touched []*hostQueue      // hosts with writes in hostQueue.writes
+
 	closed  bool
 	closing bool      // Close is flushing: every kept value is written
 	opened  time.Time // when the commit group in the batch began; zero if none
@@ -151,11 +165,20 @@ type hostQueue struct {
 	readyAt  time.Time
 	heap     *hostHeap // the heap it is in, or nil
 	index    int
+	writes   []write // the writes to its queue of the groups not yet applied, by seq (see fill)
 }
 
 type queued struct {
 	seq uint64
 	e   frontier.Entry
+}
+
+// write is a write to a host's queue of a group not yet applied: an entry
+// set at its seq, or deleted.
+type write struct {
+	queued
+	deleted bool
+	gen     uint64 // its group's
 }
 
 type handedOut struct {
@@ -204,6 +227,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
 		absent:       map[uint64]struct{}{},
+		added:        map[uint64]uint64{},
 	}
 	s.waiting.byReadyAt = true
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
@@ -214,7 +238,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	s.batch = db.NewIndexedBatch()
+	s.batch = db.NewBatch()
 	return s, nil
 }
 
@@ -386,8 +410,8 @@ const maxGroupBytes = 4 << 20
 // waits with nothing in flight, and at the end of a Run.
 func (s *Store) Flush() error { return s.commitGroup(true) }
 
-// commitGroup commits the group in the batch, if any, after waiting for the
-// previous group's sync; with wait, it waits for this one's too.
+// commitGroup commits the group in the batch, if any, after waiting for
+// the previous group's commit; with wait, it waits for this one's too.
 func (s *Store) commitGroup(wait bool) error {
 	if s.err != nil {
 		return s.err
@@ -398,52 +422,88 @@ func (s *Store) commitGroup(wait bool) error {
 	}
 	if !s.batch.Empty() {
 		s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
-		if err := s.waitSynced(); err != nil {
+		if err := s.waitCommitted(); err != nil {
 			return err
 		}
-		if err := s.apply(); err != nil {
-			s.err = err
-			return err
-		}
-		s.syncing, s.batch = s.batch, s.db.NewIndexedBatch()
+		s.committing = make(chan error, 1)
+		go commit(s.db, s.batch, s.committing)
+		s.batch = s.db.NewBatch()
+		s.gen++
 	}
 	if wait {
-		return s.waitSynced()
+		return s.waitCommitted()
 	}
 	return nil
 }
 
-// apply applies the batch to the database, where reads see it at once, and
-// starts its sync (ApplyNoSyncWait: Pebble's pipelined commit, which
-// CockroachDB uses the same way; its API is marked experimental, and the
-// version is pinned by go.mod and checked by TestCrash).
-func (s *Store) apply() (err error) {
+// commit applies b to db and syncs it, and reports on done. Pebble's
+// pipelined commit (ApplyNoSyncWait, which CockroachDB uses the same way;
+// its API is marked experimental, and the version is pinned by go.mod and
+// checked by TestCrash and TestModel) lets the next group's commit apply
+// while this one syncs.
+func commit(db *pebble.DB, b *pebble.Batch, done chan<- error) {
+	var err error
+	defer func() { done <- err }()
 	defer recoverFatal(&err)
-	if err := s.db.ApplyNoSyncWait(s.batch, pebble.Sync); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+	if err = db.ApplyNoSyncWait(b, pebble.Sync); err == nil {
+		err = b.SyncWait()
 	}
-	return nil
+	if err != nil {
+		err = fmt.Errorf("store: commit: %w", err)
+		return
+	}
+	err = b.Close()
 }
 
-// waitSynced waits for the sync of the group committed last, if not yet
-// waited for.
-func (s *Store) waitSynced() (err error) {
-	if s.syncing == nil {
+// waitCommitted waits for the group committed last, if any is outstanding,
+// to be applied and synced, and then drops its writes from the overlays:
+// reads of the database see them now.
+func (s *Store) waitCommitted() error {
+	if s.committing == nil {
 		return nil
 	}
-	defer recoverFatal(&err)
-	defer func() {
-		if err != nil {
-			s.err = err
-		}
-	}()
-	b := s.syncing
-	s.syncing = nil
-	if err := b.SyncWait(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+	err := <-s.committing
+	s.committing = nil
+	if err != nil {
+		s.err = err
+		return err
 	}
-	return b.Close()
+	applied := s.gen - 1 // the gathering group is gen
+	for fp, g := range s.added {
+		if g <= applied {
+			delete(s.added, fp)
+		}
+	}
+	kept := s.touched[:0]
+	for _, h := range s.touched {
+		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= applied })
+		if len(h.writes) > 0 {
+			kept = append(kept, h)
+		} else {
+			h.writes = nil // most hosts are touched now and then: keep no capacity
+		}
+	}
+	clear(s.touched[len(kept):])
+	s.touched = kept
+	return nil
 }
+
+// record keeps w, a write of the gathering group to h's queue, for fill,
+// in place of one at the same seq.
+func (s *Store) record(h *hostQueue, w write) {
+	w.gen = s.gen
+	if len(h.writes) == 0 {
+		s.touched = append(s.touched, h)
+	}
+	i, found := slices.BinarySearchFunc(h.writes, w.seq, bySeq)
+	if found {
+		h.writes[i] = w
+	} else {
+		h.writes = slices.Insert(h.writes, i, w)
+	}
+}
+
+func bySeq(w write, seq uint64) int { return cmp.Compare(w.seq, seq) }
 
 // ErrClosed is the error of a second Close.
 var ErrClosed = errors.New("store: closed")
@@ -468,6 +528,13 @@ func (s *Store) Close() error {
 func (s *Store) closeDB() (err error) {
 	if _, fatal := errors.AsType[fatalError](s.err); fatal {
 		return nil
+	}
+	if s.committing != nil { // a group whose commit failed, or was not waited for
+		if err := <-s.committing; err != nil {
+			if _, fatal := errors.AsType[fatalError](err); fatal {
+				return nil
+			}
+		}
 	}
 	defer recoverFatal(&err)
 	s.batch.Close()

@@ -419,7 +419,8 @@ func TestAOPICReopen(t *testing.T) {
 
 // The store hands out what frontier.FIFO hands out, entry for entry, Tries
 // included, and its seen-set answers as a map does, whether a step's writes
-// are in the commit group in progress (read through its indexed batch) or
+// are in the commit group gathering or the one committing (which reads of
+// the database do not see yet: the store keeps them in memory too) or
 // applied. A few hosts with
 // long queues and many entries out empty their heads in memory often, and
 // load them again while the group in progress holds pushes, removals and
