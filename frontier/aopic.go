@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"crawler/internal/urlform"
 	"encoding/binary"
 	"hash/maphash"
 	"math"
@@ -554,10 +555,10 @@ func (a *AOPIC) entry(i int32) Entry {
 	}
 	refForm, refRest, _ := urlAt(src, ref)
 	var b strings.Builder
-	u := joinedLen(form, h.name, rest)
-	b.Grow(u + joinedLen(refForm, h.name, refRest))
-	writeURL(&b, form, h.name, rest)
-	writeURL(&b, refForm, h.name, refRest)
+	u := urlform.JoinedLen(form, h.name, rest)
+	b.Grow(u + urlform.JoinedLen(refForm, h.name, refRest))
+	urlform.Write(&b, form, h.name, rest)
+	urlform.Write(&b, refForm, h.name, refRest)
 	s := b.String()
 	e.URL, e.Referrer = s[:u], s[u:]
 	return e
@@ -568,7 +569,7 @@ func (a *AOPIC) url(i int32) string {
 	p := &a.pages[i]
 	h := a.hosts[p.host]
 	form, rest, _ := urlAt(h.records, int(p.rec))
-	return joinURL(form, h.name, rest)
+	return urlform.Join(form, h.name, rest)
 }
 
 // enqueue puts page i in its host's queue with the given credit and

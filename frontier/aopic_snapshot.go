@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bytes"
+	"crawler/internal/urlform"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -556,7 +557,7 @@ func (d *decoder) records(recs []uint32, n int) ([]uint32, []byte, int) {
 
 // url reads a URL as appendURL writes it.
 func (d *decoder) url(what string) {
-	if form := d.byte(what); form > urlHTTPS {
+	if form := d.byte(what); form > urlform.HTTPS {
 		d.fail(what)
 	}
 	d.bytes(what)

@@ -2,7 +2,8 @@ package frontier
 
 import (
 	"encoding/binary"
-	"strings"
+
+	"crawler/internal/urlform"
 )
 
 // Waiting entries are kept encoded, in about a fifth of the memory of an
@@ -19,19 +20,15 @@ import (
 //	              else uvarint length and bytes
 //
 // Importance is not kept: Next sets it. The host is the queue's.
-const (
-	urlFull  = 0 // URL as is
-	urlHTTP  = 1 // "http://" + host + the bytes kept
-	urlHTTPS = 2 // "https://" + host + the bytes kept
-	urlMask  = 3
-
-	refSame = 1 << 2 // Referrer is the previous entry's
-)
+//
+// The flags' bits 0-1 hold the URL's form (urlform.Full, HTTP or HTTPS);
+// refSame says that the Referrer is the previous entry's.
+const refSame = 1 << 2
 
 // appendEntry appends e, of host host, encoded to dst. prevRef is the
 // Referrer of the entry decoded just before this one ("" if none).
 func appendEntry(dst []byte, e Entry, host, prevRef string) []byte {
-	form, rest := cutURL(e.URL, host)
+	form, rest := urlform.Cut(e.URL, host)
 	flags := form
 	if e.Referrer == prevRef {
 		flags |= refSame
@@ -60,7 +57,7 @@ func decodeEntry(src []byte, host, prevRef string) (e Entry, n int) {
 	e.Tries, n = varint(src, n)
 	var rest []byte
 	rest, n = bytesAt(src, n)
-	e.URL = joinURL(flags&urlMask, host, rest)
+	e.URL = urlform.Join(flags&urlform.Mask, host, rest)
 	e.Host = host
 	if flags&refSame != 0 {
 		e.Referrer = prevRef
@@ -72,79 +69,10 @@ func decodeEntry(src []byte, host, prevRef string) (e Entry, n int) {
 	return e, n
 }
 
-// cutURL returns the form in which u is kept for host, and the bytes kept:
-// u without "http://"+host or "https://"+host if it starts so.
-func cutURL(u, host string) (form byte, rest string) {
-	if r, ok := cutOrigin(u, "http://", host); ok {
-		return urlHTTP, r
-	}
-	if r, ok := cutOrigin(u, "https://", host); ok {
-		return urlHTTPS, r
-	}
-	return urlFull, u
-}
-
-// cutOrigin returns u without scheme+host if it starts with them and goes
-// on with a path, query or nothing (not a port or a longer host name).
-func cutOrigin(u, scheme, host string) (rest string, ok bool) {
-	r, ok := strings.CutPrefix(u, scheme)
-	if !ok {
-		return "", false
-	}
-	if r, ok = strings.CutPrefix(r, host); !ok {
-		return "", false
-	}
-	if r != "" && r[0] != '/' && r[0] != '?' && r[0] != '#' {
-		return "", false
-	}
-	return r, true
-}
-
-// joinURL returns the URL that cutURL kept for host as form and rest.
-func joinURL(form byte, host string, rest []byte) string {
-	if formScheme(form) == "" {
-		return string(rest)
-	}
-	var b strings.Builder
-	b.Grow(joinedLen(form, host, rest))
-	writeURL(&b, form, host, rest)
-	return b.String()
-}
-
-// joinedLen returns the length of the URL that cutURL kept for host as
-// form and rest.
-func joinedLen(form byte, host string, rest []byte) int {
-	if s := formScheme(form); s != "" {
-		return len(s) + len(host) + len(rest)
-	}
-	return len(rest)
-}
-
-// writeURL writes the URL that cutURL kept for host as form and rest to b.
-func writeURL(b *strings.Builder, form byte, host string, rest []byte) {
-	if s := formScheme(form); s != "" {
-		b.WriteString(s)
-		b.WriteString(host)
-	}
-	b.Write(rest)
-}
-
-// formScheme returns the scheme that form took off a URL with its host:
-// "" if it took nothing.
-func formScheme(form byte) string {
-	switch form & urlMask {
-	case urlHTTP:
-		return "http://"
-	case urlHTTPS:
-		return "https://"
-	}
-	return ""
-}
-
-// appendURL appends u as cutURL keeps it for host: the form byte, then
+// appendURL appends u as urlform.Cut keeps it for host: the form byte, then
 // the bytes kept, length first.
 func appendURL(dst []byte, u, host string) []byte {
-	form, rest := cutURL(u, host)
+	form, rest := urlform.Cut(u, host)
 	return appendString(append(dst, form), rest)
 }
 
@@ -159,7 +87,7 @@ func urlAt(src []byte, n int) (form byte, rest []byte, end int) {
 // src[n:] is u.
 func sameURL(src []byte, n int, u, host string) bool {
 	form, rest, _ := urlAt(src, n)
-	f, r := cutURL(u, host)
+	f, r := urlform.Cut(u, host)
 	return form == f && string(rest) == r
 }
 
