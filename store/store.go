@@ -36,8 +36,9 @@ const (
 	DefaultSyncInterval = 5 * time.Millisecond
 )
 
-// formatVersion is written in a new store and checked on open.
-const formatVersion = 1
+// formatVersion is written in a new store and checked on open. 2: queue
+// entries keep their URLs without "http(s)://"+host.
+const formatVersion = 2
 
 // headMax is how many waiting entries of a host are kept in memory.
 const headMax = 4
