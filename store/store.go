@@ -36,6 +36,12 @@ const (
 	DefaultSyncInterval = 5 * time.Millisecond
 )
 
+// l0Compaction is how many files gather in Pebble's level 0 before they
+// are compacted: 12, not 4, so that a crawl's stream of new URLs is merged
+// down less often (measured: 8.9k -> 9.2k pages/s at 300k pages, three
+// runs each; the reads it makes dearer are few behind the cache).
+const l0Compaction = 12
+
 // formatVersion is written in a new store and checked on open. 2: queue
 // entries keep their URLs without "http(s)://"+host.
 const formatVersion = 2
@@ -209,7 +215,8 @@ func Open(dir string, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	po := &pebble.Options{FS: o.FS, Logger: quiet{}, MemTableSize: memTableSize}
+	po := &pebble.Options{FS: o.FS, Logger: quiet{}, MemTableSize: memTableSize,
+		L0CompactionThreshold: l0Compaction, L0StopWritesThreshold: 4 * l0Compaction}
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
