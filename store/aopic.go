@@ -88,9 +88,9 @@ func (f *AOPIC) Push(e frontier.Entry) {
 	h := s.host(e.Host)
 	seq := s.seq
 	s.seq++
-	s.set(queueKey(h.id, seq), appendEntry(nil, e))
+	s.setEntry(h.id, seq, e)
 	if old, ok := f.at[e.FP]; ok { // pushed again, to be fetched again
-		s.del(queueKey(old.host.id, old.seq))
+		s.delEntry(old.host.id, old.seq)
 	}
 	f.at[e.FP] = queuedAt{h, seq}
 	f.a.Push(e)
@@ -111,9 +111,9 @@ func (f *AOPIC) Done(e frontier.Entry, r frontier.Result) {
 		s.writeHost(q.host)
 	}
 	if r.Retry {
-		s.set(queueKey(q.host.id, q.seq), appendEntry(nil, e))
+		s.setEntry(q.host.id, q.seq, e)
 	} else {
-		s.del(queueKey(q.host.id, q.seq))
+		s.delEntry(q.host.id, q.seq)
 		delete(f.at, e.FP)
 		f.since++
 	}

@@ -39,7 +39,7 @@ func (f *Frontier) Push(e frontier.Entry) {
 	h := s.host(e.Host)
 	seq := s.seq
 	s.seq++
-	s.set(queueKey(h.id, seq), appendEntry(nil, e))
+	s.setEntry(h.id, seq, e)
 	if len(h.head) == h.count && len(h.head) < headMax {
 		h.head = append(h.head, queued{seq, e})
 		h.loaded = seq + 1
@@ -179,7 +179,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		s.writeHost(h)
 	}
 	if r.Retry {
-		s.set(queueKey(h.id, o.seq), appendEntry(nil, e))
+		s.setEntry(h.id, o.seq, e)
 		s.record(h, write{queued: queued{o.seq, e}})
 		i := 0
 		for i < len(h.head) && h.head[i].seq < o.seq {
@@ -194,7 +194,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		h.count++
 		s.n++
 	} else {
-		s.del(queueKey(h.id, o.seq))
+		s.delEntry(h.id, o.seq)
 		s.record(h, write{queued: queued{seq: o.seq}, deleted: true})
 	}
 	if r.Requested {

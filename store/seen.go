@@ -28,7 +28,8 @@ func (t *Seen) Add(fp uint64) bool {
 	if t.Contains(fp) {
 		return false
 	}
-	s.set(seenKey(fp), nil)
+	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
+	s.set(s.kbuf, nil)
 	s.added[fp] = s.gen // the cache may evict it before its group is applied
 	delete(s.absent, fp)
 	if s.bloom != nil {
@@ -64,7 +65,8 @@ func (t *Seen) Contains(fp uint64) bool {
 	if _, ok := s.added[fp]; ok {
 		return true // added in a group not yet applied to the database
 	}
-	_, closer, err := s.db.Get(seenKey(fp))
+	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
+	_, closer, err := s.db.Get(s.kbuf)
 	if err == nil {
 		closer.Close()
 		s.cache.add(fp)

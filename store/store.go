@@ -130,6 +130,8 @@ type Store struct {
 	bloom     *seen.Bloom // nil: none
 	cache     *fpCache
 	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
+	kbuf      []byte              // a key being written or read (the scheduler's)
+	vbuf      []byte              // a value being written (the scheduler's)
 	need      []uint64            // Prepare's buffer
 	nSeen     int
 	seenStats SeenStats
@@ -568,6 +570,31 @@ func (s *Store) write(err error) {
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("store: %w", err)
 	}
+}
+
+// setEntry writes e at seq in the queue of the host of id, in the step in
+// progress, encoded in the store's buffers (the batch copies them: a URL
+// discovered allocates nothing here).
+func (s *Store) setEntry(id uint32, seq uint64, e frontier.Entry) {
+	s.kbuf = appendQueueKey(s.kbuf[:0], id, seq)
+	s.vbuf = appendEntry(s.vbuf[:0], e)
+	s.set(s.kbuf, s.vbuf)
+}
+
+// delEntry deletes the entry at seq of the queue of the host of id, in
+// the step in progress.
+func (s *Store) delEntry(id uint32, seq uint64) {
+	s.kbuf = appendQueueKey(s.kbuf[:0], id, seq)
+	s.del(s.kbuf)
+}
+
+func appendSeenKey(dst []byte, fp uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixSeen), fp)
+}
+
+func appendQueueKey(dst []byte, host uint32, seq uint64) []byte {
+	dst = binary.BigEndian.AppendUint32(append(dst, prefixQueue), host)
+	return binary.BigEndian.AppendUint64(dst, seq)
 }
 
 func seenKey(fp uint64) []byte {
