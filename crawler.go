@@ -3,7 +3,6 @@ package crawler
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -185,7 +184,7 @@ func (c *Crawler) TotalStats() Stats {
 	if last == nil {
 		if k, ok := c.Frontier.(frontier.Keeper); ok && !c.running.Load() {
 			var s Stats
-			if b := k.Kept(keptStats); b != nil && json.Unmarshal(b, &s) == nil {
+			if found, err := kept(k, keptStats, &s); found && err == nil {
 				return s.plus(Stats{})
 			}
 		}

@@ -27,14 +27,13 @@ func (r *run) restore(k frontier.Keeper) error {
 	var hosts []string
 	blocked := map[string][]string{}
 	for name, v := range map[string]any{keptStats: &before, keptSeedHosts: &hosts, keptTraps: &blocked} {
-		if b := k.Kept(name); b != nil {
-			if err := json.Unmarshal(b, v); err != nil {
-				return fmt.Errorf("crawler: the frontier's kept %s: %w", name, err)
-			}
+		found, err := kept(k, name, v)
+		if err != nil {
+			return err
 		}
-	}
-	if k.Kept(keptStats) != nil {
-		c.before.Store(&before)
+		if found && name == keptStats {
+			c.before.Store(&before)
+		}
 	}
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
@@ -64,6 +63,19 @@ func (r *run) restore(k frontier.Keeper) error {
 		return marshal(r.traps.blockedPatterns())
 	})
 	return nil
+}
+
+// kept decodes into v what k kept under name, and reports whether it kept
+// anything.
+func kept(k frontier.Keeper, name string, v any) (found bool, err error) {
+	b := k.Kept(name)
+	if b == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("crawler: the frontier's kept %s: %w", name, err)
+	}
+	return true, nil
 }
 
 // marshal is json.Marshal of a value that always encodes.

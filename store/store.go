@@ -597,14 +597,9 @@ func appendQueueKey(dst []byte, host uint32, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(dst, seq)
 }
 
-func seenKey(fp uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{prefixSeen}, fp)
-}
+func seenKey(fp uint64) []byte { return appendSeenKey(nil, fp) }
 
-func queueKey(host uint32, seq uint64) []byte {
-	k := binary.BigEndian.AppendUint32([]byte{prefixQueue}, host)
-	return binary.BigEndian.AppendUint64(k, seq)
-}
+func queueKey(host uint32, seq uint64) []byte { return appendQueueKey(nil, host, seq) }
 
 func hostKey(name string) []byte { return append([]byte{prefixHost}, name...) }
 

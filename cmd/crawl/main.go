@@ -159,10 +159,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if o.maxPages > 0 {
 			cr.c.MaxPages = o.maxPages - st.Requests()
 		}
+		bodyBytes := cr.c.TotalStats().Bytes
 		if o.maxBytes > 0 {
-			cr.c.MaxBytes = o.maxBytes - cr.c.TotalStats().Bytes
+			cr.c.MaxBytes = o.maxBytes - bodyBytes
 		}
-		if spent := budgetSpent(o, st.Requests(), cr.c.TotalStats().Bytes); spent != "" {
+		if spent := budgetSpent(o, st.Requests(), bodyBytes); spent != "" {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its %s\n", o.state, spent)
 			return errors.Join(st.Close(), cr.finish(nil))
 		}
