@@ -241,7 +241,7 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 		}
 	}()
 	ttl := Or(c.TTL, DefaultRobotsTTL)
-	if kept, ok := c.load(key); ok {
+	if kept, ok := c.load(key, ttl); ok {
 		if kept.Fetched.Add(ttl).After(c.now()) {
 			e.robots = kept.robots()
 			e.lastGood, e.expires = e.robots, kept.Fetched.Add(ttl)
@@ -285,9 +285,9 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 }
 
 // load returns the copy Store keeps of origin key, if any and if copies
-// are kept at all (a negative TTL keeps none).
-func (c *RobotsCache) load(key string) (KeptRobots, bool) {
-	if c.Store == nil || Or(c.TTL, DefaultRobotsTTL) <= 0 {
+// are kept at all (a negative ttl keeps none).
+func (c *RobotsCache) load(key string, ttl time.Duration) (KeptRobots, bool) {
+	if c.Store == nil || ttl <= 0 {
 		return KeptRobots{}, false
 	}
 	return c.Store.LoadRobots(key)

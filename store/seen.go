@@ -58,12 +58,12 @@ func (t *Seen) Contains(fp uint64) bool {
 	if _, ok := s.absent[fp]; ok {
 		return false // read by Prepare, and not added since
 	}
+	if _, ok := s.added[fp]; ok {
+		return true // added in a group not yet applied to the database
+	}
 	s.seenStats.Reads++
 	if s.err != nil {
 		return true // unknown: never fetch twice
-	}
-	if _, ok := s.added[fp]; ok {
-		return true // added in a group not yet applied to the database
 	}
 	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
 	_, closer, err := s.db.Get(s.kbuf)
