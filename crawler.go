@@ -328,6 +328,7 @@ type run struct {
 	depths, done depths.Table
 	// committer is the frontier, if it writes in steps; else nil.
 	committer frontier.Committer
+	exchange  frontier.Exchanger // the frontier, if it holds part of a crawl shared with others
 	// batcher is the seen-set, if it tests many fingerprints at once;
 	// else nil. fps is its buffer. Scheduler only.
 	batcher seen.Batcher
@@ -403,6 +404,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	r.agentToken = politeness.ProductToken(r.userAgent)
 	r.committer, _ = r.frontier.(frontier.Committer)
+	r.exchange, _ = r.frontier.(frontier.Exchanger)
 	r.batcher, _ = r.seen.(seen.Batcher)
 	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
 	return r
@@ -485,7 +487,11 @@ func (r *run) loop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	var nextSlot time.Time // MaxRate: the earliest time the next URL may be handed out
+	var nextSlot time.Time    // MaxRate: the earliest time the next URL may be handed out
+	var ready <-chan struct{} // links forwarded here by other parts of the crawl
+	if r.exchange != nil {
+		ready = r.exchange.Ready()
+	}
 	var err error
 	for err == nil && failed == nil {
 		var wake time.Time
@@ -510,7 +516,7 @@ func (r *run) loop(ctx context.Context) error {
 			jobs <- e
 		}
 		r.publish(inflight)
-		if inflight == 0 && (r.frontier.Len() == 0 || !budgetLeft()) {
+		if inflight == 0 && r.ended(budgetLeft()) {
 			break
 		}
 		if inflight == 0 && failed == nil {
@@ -524,6 +530,8 @@ func (r *run) loop(ctx context.Context) error {
 		select {
 		case o := <-results:
 			apply(o)
+		case <-ready:
+			failed = cmp.Or(failed, r.receive())
 		case <-wakeC:
 		case <-ctx.Done():
 			err = context.Cause(ctx)
@@ -549,6 +557,30 @@ func (r *run) loop(ctx context.Context) error {
 		return &StoppedError{Cause: err, Frontier: r.frontier.Len()}
 	}
 	return nil
+}
+
+// ended reports whether a loop with nothing in flight is done: its
+// frontier is empty or its budget spent, or with an Exchanger, the whole
+// crawl is finished.
+func (r *run) ended(budgetLeft bool) bool {
+	if r.exchange != nil {
+		return r.exchange.Finished()
+	}
+	return r.frontier.Len() == 0 || !budgetLeft
+}
+
+// receive discovers the links other parts of the crawl forwarded here, as
+// one step.
+func (r *run) receive() error {
+	es := r.exchange.Receive()
+	if len(es) == 0 {
+		return nil
+	}
+	r.stats.received.Add(int64(len(es)))
+	for _, e := range es {
+		r.discover(link{url: e.URL, fp: e.FP, host: e.Host, depth: e.Depth, hops: e.Hops}, e.Referrer)
+	}
+	return r.commit()
 }
 
 // prepare has a seen-set that tests many fingerprints at once
@@ -655,6 +687,10 @@ func (r *run) publish(inflight int) {
 // trap rule stops it (seeds, with no referrer, always pass the rules). It
 // reports whether l was pushed.
 func (r *run) discover(l link, referrer string) bool {
+	if r.exchange != nil && r.exchange.Forward(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer}) {
+		r.stats.forwarded.Add(1)
+		return false
+	}
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
 		if d, ok := r.depths.Get(l.fp); ok && l.depth < d {

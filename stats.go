@@ -97,6 +97,8 @@ type Stats struct {
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
+	Forwarded        int64            // links sent to the part of a shared crawl that holds their host (frontier.Exchanger)
+	Received         int64            // links received from other parts of a shared crawl, before the URL-seen test
 	Seen             int              // URLs in the seen-set
 	Frontier         int              // URLs waiting in the frontier
 	InFlight         int              // URLs being processed by workers
@@ -138,6 +140,8 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.BadLinks += s.BadLinks
 	sum.OtherSchemes += s.OtherSchemes
 	sum.LinksTruncated += s.LinksTruncated
+	sum.Forwarded += s.Forwarded
+	sum.Received += s.Received
 	sum.DuplicateContent += s.DuplicateContent
 	sum.DepthRefetches += s.DepthRefetches
 	sum.TrapPatterns = nil
@@ -211,6 +215,8 @@ type counters struct {
 	retries          atomic.Int64
 	hostsRetired     atomic.Int64
 	duplicates       atomic.Int64
+	forwarded        atomic.Int64
+	received         atomic.Int64
 	outOfScope       atomic.Int64
 	badLinks         atomic.Int64
 	otherSchemes     atomic.Int64
@@ -287,6 +293,8 @@ func (c *counters) snapshot() Stats {
 		Traps:            map[string]int64{},
 		DuplicateContent: c.duplicateContent.Load(),
 		DepthRefetches:   c.depthRefetches.Load(),
+		Forwarded:        c.forwarded.Load(),
+		Received:         c.received.Load(),
 		Seen:             int(c.seen.Load()),
 		Frontier:         int(c.frontier.Load()),
 		InFlight:         int(c.inflight.Load()),

@@ -109,3 +109,30 @@ type Frontier interface {
 	// and not yet Done).
 	Len() int
 }
+
+// Exchanger is a Frontier that holds part of a crawl shared with other
+// frontiers, such as one node of a cluster that splits the crawl's hosts
+// between its nodes. The crawler gives it each link before the URL-seen
+// test, discovers the links other nodes forwarded here as its own, and
+// runs until the whole crawl is finished, not only this part of it.
+type Exchanger interface {
+	Frontier
+	// Forward takes e, a link the crawler found, if e's host is held by
+	// another part of the crawl, and reports whether it did. The crawler
+	// then does nothing more with e: the part that holds the host runs
+	// the URL-seen test and the crawler's rules there. A forwarded link
+	// is on its way when the step that found it is committed.
+	Forward(e Entry) bool
+	// Receive returns the links forwarded here since its last call, for
+	// the crawler to discover as links of its own: the URL-seen test,
+	// then Push. They are acknowledged to their sender once the step
+	// that discovered them is committed.
+	Receive() []Entry
+	// Ready returns a channel that receives when links arrive or the
+	// crawl finishes.
+	Ready() <-chan struct{}
+	// Finished reports whether the whole crawl is done: no part has work
+	// or a link in flight, or its budget is spent. With nothing in flight
+	// here, the crawler ends its Run then.
+	Finished() bool
+}

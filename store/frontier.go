@@ -257,3 +257,31 @@ func decodeEntry(b []byte, host string) (frontier.Entry, error) {
 	e.Referrer = urlform.Join(flags>>2&urlform.Mask, host, b[nums[3]:])
 	return e, nil
 }
+
+// Drain removes the waiting entries of the hosts for which match returns
+// true, in the step in progress, and returns them in each host's order.
+// Entries handed out stay until Done; hosts keep their ready times. A
+// node of a cluster drains the hosts of a partition it hands over.
+func (f *Frontier) Drain(match func(host string) bool) []frontier.Entry {
+	s := (*Store)(f)
+	var out []frontier.Entry
+	for _, h := range s.hosts {
+		if h.count == 0 || !match(h.name) {
+			continue
+		}
+		for h.count > 0 && s.fill(h) && len(h.head) > 0 {
+			for _, q := range h.head {
+				s.delEntry(h.id, q.seq)
+				s.record(h, write{queued: queued{seq: q.seq}, deleted: true})
+				out = append(out, q.e)
+			}
+			h.count -= len(h.head)
+			s.n -= len(h.head)
+			h.head = h.head[:0]
+		}
+		if h.heap != nil && h.count == 0 {
+			h.heap.remove(h)
+		}
+	}
+	return out
+}

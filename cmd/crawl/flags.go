@@ -44,6 +44,8 @@ type options struct {
 	seenSize           int
 	state              string
 	stateStats         bool
+	cluster, node      string
+	crawlName          string
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -148,6 +150,9 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
 	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier (fifo or aopic) in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
 	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing")
+	fs.StringVar(&o.cluster, "cluster", "", "share the crawl with other nodes through the NATS JetStream server at this URL (nats://HOST:PORT); needs -state and -node")
+	fs.StringVar(&o.node, "node", "", "with -cluster: this node's name, unique among the crawl's nodes and the same when it restarts (letters, digits, - and _)")
+	fs.StringVar(&o.crawlName, "crawl-id", "crawl", "with -cluster: the crawl's name on the NATS server, so that several crawls can share one")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -175,6 +180,8 @@ func (o *options) validate() error {
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
 	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
+	check(o.cluster == "" || o.state != "" && o.node != "", "-cluster needs -state DIR and -node NAME: a node restarts from its own state")
+	check(o.cluster == "" || o.frontier == "fifo", "-cluster: -frontier %s is not shared between nodes; use fifo", o.frontier)
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}

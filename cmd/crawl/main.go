@@ -156,21 +156,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		cr.c.Robots = &politeness.RobotsCache{Store: st.Robots()}
 		// The budgets count the pages and bytes of every run.
-		if o.maxPages > 0 {
+		if o.maxPages > 0 && o.cluster == "" {
 			cr.c.MaxPages = o.maxPages - st.Requests()
 		}
 		bodyBytes := cr.c.TotalStats().Bytes
 		if o.maxBytes > 0 {
 			cr.c.MaxBytes = o.maxBytes - bodyBytes
 		}
-		if spent := budgetSpent(o, st.Requests(), bodyBytes); spent != "" {
+		if spent := budgetSpent(o, st.Requests(), bodyBytes); spent != "" && o.cluster == "" {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its %s\n", o.state, spent)
 			return errors.Join(st.Close(), cr.finish(nil))
+		}
+	}
+	var leave func() error
+	if o.cluster != "" {
+		if leave, err = joinCluster(ctx, o, cr, st); err != nil {
+			return errors.Join(err, st.Close())
 		}
 	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
 	runErr := cr.c.Run(ctx, seeds...)
 	stopProgress()
+	if leave != nil {
+		runErr = errors.Join(runErr, leave())
+	}
 	if st != nil {
 		if runErr == nil && cr.c.Stats().Requests == 0 && cr.c.Frontier.Len() == 0 {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s is finished: nothing left to fetch\n", o.state)
@@ -202,6 +211,9 @@ func openState(o *options, seeds []string) (*store.Store, error) {
 func crawlID(o *options, seeds []string) string {
 	id := slices.Clone(seeds)
 	slices.Sort(id)
+	if o.cluster != "" { // nodes may start from different seeds
+		return fmt.Sprintf("cluster crawl %s, node %s; -same-host=%v -max-depth=%d", o.crawlName, o.node, o.sameHost, max(o.maxDepth, 0))
+	}
 	return fmt.Sprintf("seeds %s; -same-host=%v -max-depth=%d", strings.Join(slices.Compact(id), " "), o.sameHost, max(o.maxDepth, 0))
 }
 

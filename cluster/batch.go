@@ -1,0 +1,113 @@
+package cluster
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"crawler/canon"
+	"crawler/frontier"
+)
+
+// batchVersion is the first byte of every batch of links: a node of
+// another version refuses it rather than misread it.
+const batchVersion = 1
+
+// appendLink appends e to a batch (started with batchVersion) as whether
+// it was queued, its URL, depth, hops, tries and referrer. The receiver
+// recomputes the URL's fingerprint and host, which are functions of the
+// URL. A queued entry was in a node's frontier, past the URL-seen test
+// (handed over with its partition): the receiver queues it as it is. A
+// link was not tested yet.
+func appendLink(b []byte, e frontier.Entry, queued bool) []byte {
+	if len(b) == 0 {
+		b = append(b, batchVersion)
+	}
+	flag := byte(0)
+	if queued {
+		flag = 1
+	}
+	b = append(b, flag)
+	b = binary.AppendUvarint(b, uint64(len(e.URL)))
+	b = append(b, e.URL...)
+	b = binary.AppendUvarint(b, uint64(e.Depth))
+	b = binary.AppendUvarint(b, uint64(e.Hops))
+	b = binary.AppendUvarint(b, uint64(e.Tries))
+	b = binary.AppendUvarint(b, uint64(len(e.Referrer)))
+	return append(b, e.Referrer...)
+}
+
+// appendSeen appends to a batch the fingerprint of a URL a node has seen
+// in a partition it hands over: the receiver marks it seen.
+func appendSeen(b []byte, fp uint64) []byte {
+	if len(b) == 0 {
+		b = append(b, batchVersion)
+	}
+	b = append(b, 2)
+	return binary.BigEndian.AppendUint64(b, fp)
+}
+
+var errBatch = errors.New("cluster: malformed batch of links")
+
+// batch is a decoded batch: links to test, entries to queue, fingerprints
+// to mark seen.
+type batch struct {
+	links, queued []frontier.Entry
+	seen          []uint64
+}
+
+// decode appends the contents of batch b to d; on an error, d is
+// unchanged.
+func (d *batch) decode(b []byte) error {
+	if len(b) == 0 || b[0] != batchVersion {
+		return errBatch
+	}
+	links, queued, seen := d.links, d.queued, d.seen
+	b = b[1:]
+	num := func() (int, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > 1<<31 {
+			return 0, false
+		}
+		b = b[n:]
+		return int(v), true
+	}
+	str := func() (string, bool) {
+		n, ok := num()
+		if !ok || n > len(b) {
+			return "", false
+		}
+		s := string(b[:n])
+		b = b[n:]
+		return s, true
+	}
+	for len(b) > 0 {
+		flag := b[0]
+		b = b[1:]
+		if flag == 2 {
+			if len(b) < 8 {
+				return errBatch
+			}
+			seen = append(seen, binary.BigEndian.Uint64(b))
+			b = b[8:]
+			continue
+		}
+		var e frontier.Entry
+		var ok [5]bool
+		e.URL, ok[0] = str()
+		e.Depth, ok[1] = num()
+		e.Hops, ok[2] = num()
+		e.Tries, ok[3] = num()
+		e.Referrer, ok[4] = str()
+		if ok != [5]bool{true, true, true, true, true} || e.URL == "" || flag > 1 {
+			return errBatch
+		}
+		e.FP, e.Host = canon.Fingerprint(e.URL), canon.Host(e.URL)
+		if flag == 1 {
+			queued = append(queued, e)
+		} else {
+			links = append(links, e)
+		}
+	}
+	d.links, d.queued, d.seen = links, queued, seen
+	return nil
+}

@@ -1,0 +1,266 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"crawler"
+	"crawler/cluster"
+	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/store"
+)
+
+// startNATS starts an embedded NATS server with JetStream on 127.0.0.1,
+// its store in a temporary directory.
+func startNATS(t *testing.T) *server.Server {
+	t.Helper()
+	return startNATSIn(t, t.TempDir(), -1)
+}
+
+func startNATSIn(t *testing.T, dir string, port int) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+func connect(t *testing.T, s *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// node is one crawler of a cluster in this test process, with its own
+// durable state.
+type node struct {
+	name string
+	dir  string
+	c    *crawler.Crawler
+	n    *cluster.Node
+	st   *store.Store
+}
+
+// run crawls w as node name of a cluster on s with its state in dir, until
+// the crawl is finished or ctx ends.
+func run(ctx context.Context, t *testing.T, s *server.Server, w *crawlertest.Web, name, dir string, cfg cluster.Config, started func(*node)) (*node, error) {
+	st, err := store.Open(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	cfg.Conn, cfg.Node, cfg.Seen = connect(t, s), name, st.Seen()
+	n, err := cluster.Join(ctx, cfg, st.Frontier())
+	if err != nil {
+		return nil, err
+	}
+	defer n.Close()
+	c := &crawler.Crawler{
+		Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
+		Frontier: n,
+		Seen:     st.Seen(),
+		Robots:   &politeness.RobotsCache{Store: st.Robots()},
+		Workers:  8,
+		Pacing:   politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
+	}
+	nd := &node{name: name, dir: dir, c: c, n: n, st: st}
+	if started != nil {
+		started(nd)
+	}
+	return nd, c.Run(ctx, w.Seeds()...)
+}
+
+// checkOnce checks that every page reachable from w's seeds was requested,
+// and none twice.
+func checkOnce(t *testing.T, w *crawlertest.Web) {
+	t.Helper()
+	counts := w.RequestCounts()
+	missed, twice := 0, 0
+	for u := range w.Depths(w.Seeds()...) {
+		switch n := counts[u]; {
+		case n == 0:
+			missed++
+		case n > 1:
+			twice++
+			if twice <= 5 {
+				t.Errorf("%s requested %d times", u, n)
+			}
+		}
+	}
+	if missed > 0 || twice > 0 {
+		t.Errorf("%d pages missed, %d requested more than once (of %d)", missed, twice, len(w.Depths(w.Seeds()...)))
+	}
+}
+
+// checkOneAtATime checks, from the server's log, that no host had two
+// requests at once: the cluster kept single-node politeness.
+func checkOneAtATime(t *testing.T, w *crawlertest.Web) {
+	t.Helper()
+	byHost := map[string][]crawlertest.LoggedRequest{}
+	for _, r := range w.Log() {
+		byHost[r.Host] = append(byHost[r.Host], r)
+	}
+	for h, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		for i := 1; i < len(rs); i++ {
+			if rs[i].Start.Before(rs[i-1].End) {
+				t.Errorf("%s: %s started before %s ended", h, rs[i].Target, rs[i-1].Target)
+				break
+			}
+		}
+	}
+}
+
+func testWeb(t *testing.T, hosts int) *crawlertest.Web {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: hosts, PagesPerHost: 20, Latency: 2 * time.Millisecond, Log: true})
+	t.Cleanup(w.Close)
+	return w
+}
+
+// Three nodes crawl a web to the end: every page once, no host fetched by
+// two at once, and all three end by themselves.
+func TestThreeNodes(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 30)
+	var wg sync.WaitGroup
+	nodes := make([]*node, 3)
+	errs := make([]error, 3)
+	for i := range nodes {
+		wg.Go(func() {
+			nodes[i], errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{}, nil)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	checkOnce(t, w)
+	checkOneAtATime(t, w)
+	var requests int64
+	for i, nd := range nodes {
+		st := nd.c.Stats()
+		requests += st.Requests
+		t.Logf("node %d: %d requests, %d links forwarded, %d received", i, st.Requests, st.Forwarded, st.Received)
+		if st.Requests == 0 {
+			t.Errorf("node %d fetched nothing", i)
+		}
+	}
+	if int(requests) != w.TotalRequests() {
+		t.Errorf("nodes count %d requests, the server %d", requests, w.TotalRequests())
+	}
+}
+
+// A node that joins mid-crawl takes about a quarter of the partitions;
+// nothing is lost and no host is fetched by two nodes at once.
+func TestJoin(t *testing.T) {
+	s := startNATS(t)
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 40, PagesPerHost: 20, Latency: 5 * time.Millisecond, Log: true})
+	t.Cleanup(w.Close)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	held := make([]int, 4)
+	for i := range 4 {
+		wg.Go(func() {
+			if i == 3 {
+				time.Sleep(3 * time.Second)
+			}
+			var stop chan struct{}
+			var watch sync.WaitGroup
+			_, errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{}, func(nd *node) {
+				stop = make(chan struct{})
+				watch.Go(func() { // the most partitions the node held while it crawled
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(100 * time.Millisecond):
+						}
+						ms, _ := nd.n.Members(context.Background())
+						for _, m := range ms {
+							if m.Node == nd.name {
+								held[i] = max(held[i], m.Held)
+							}
+						}
+					}
+				})
+			})
+			if stop != nil {
+				close(stop)
+				watch.Wait()
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	t.Logf("partitions held at most: %v; requests %d", held, w.TotalRequests())
+	if held[3] < cluster.Partitions/4*2/3 || held[3] > cluster.Partitions/4*4/3 {
+		t.Errorf("the node that joined held at most %d partitions, want about %d", held[3], cluster.Partitions/4)
+	}
+	counts := w.RequestCounts()
+	twice := 0
+	for u := range w.Depths(w.Seeds()...) {
+		if counts[u] == 0 {
+			t.Errorf("%s never requested", u)
+		}
+		if counts[u] > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d pages, %d requested more than once", len(w.Depths(w.Seeds()...)), twice)
+	checkOneAtATime(t, w)
+}
+
+// A node of another version's crawl, or with a name a live node has, is
+// refused; a NATS server that is not there is a clear error.
+func TestRefused(t *testing.T) {
+	s := startNATS(t)
+	nc := connect(t, s)
+	st, err := store.Open(filepath.Join(t.TempDir(), "a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a", Lease: time.Second}, st.Frontier())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	st2, err := store.Open(filepath.Join(t.TempDir(), "b"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a", Lease: time.Second}, st2.Frontier()); !errors.Is(err, cluster.ErrNodeInUse) {
+		t.Errorf("a second live node a: %v, want ErrNodeInUse", err)
+	}
+	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "b c"}, st2.Frontier()); err == nil {
+		t.Error("a node name with a space was accepted")
+	}
+}

@@ -1,0 +1,38 @@
+// Package cluster shares one crawl between the nodes (processes, often on
+// several machines) of a cluster, on NATS JetStream.
+//
+// Hosts are split into [Partitions] by a stable hash of the host name,
+// and each partition is held by one live node at a time, chosen by
+// rendezvous hashing over the live nodes ([Owner]), so a node joining or
+// leaving moves about 1/N of them. Membership and ownership live in
+// JetStream key-value buckets: each node renews a heartbeat and the lease
+// of each partition it holds every fifth of [Config.Lease]; a lease can
+// be created only where none is, so at any moment at most one node
+// fetches a host, and single-node politeness (robots.txt, delays, per-host
+// state) holds for the whole cluster.
+//
+// A [Node] is its Crawler's frontier (a frontier.Exchanger around the
+// node's own, durable, frontier): links to hosts of partitions held here
+// are tested and queued here and never touch NATS; the others are sent,
+// in batches per partition sent every 5 ms, to a work-queue
+// stream with one subject and one consumer per partition. The node that
+// holds the partition runs the URL-seen test, commits the new URLs to its
+// durable frontier, and only then acknowledges the batch: delivery is at
+// least once, and idempotent. A node commits its own steps only after the
+// batches they produced are in the stream, so a node killed at any moment
+// loses nothing: it restarts from its state, takes its leases back, and
+// finds the batches not acknowledged.
+//
+// A node that joins takes the partitions it now wins: their holders
+// hand them over (their waiting entries are sent to the partitions'
+// streams, their fetches in flight end, and the leases are released). A
+// node that leaves for good has its partitions taken by the others once
+// its leases expire; what it had queued stays in its state directory
+// (a node restarted from it later sends those entries to their holders).
+//
+// The crawl is finished when, twice in a row (a quarter second apart), the stream holds no
+// batch and then every live node reports itself idle; a node reports
+// itself busy before it acknowledges a batch that gave it work, so the
+// two cannot both hold while a link is in flight. Each node then ends its
+// Run.
+package cluster

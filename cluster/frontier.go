@@ -1,0 +1,447 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"crawler/frontier"
+)
+
+// How long links wait to be sent, and batches received to be
+// acknowledged: the node sends and commits them together every
+// syncEvery, or sooner once maxPending links wait.
+const (
+	syncEvery  = 5 * time.Millisecond
+	maxPending = 1024
+)
+
+// budgetChunk is how many page requests a node reserves from the crawl's
+// budget at a time.
+const budgetChunk = 8
+
+var (
+	_ frontier.Exchanger = (*Node)(nil)
+	_ frontier.Keeper    = (*Node)(nil)
+)
+
+// Push adds e, a URL of a partition held here, to the local frontier, and
+// records its fingerprint with its partition's, to hand over with it.
+func (n *Node) Push(e frontier.Entry) {
+	p := PartitionOf(e.Host)
+	n.admitted[p] = append(n.admitted[p], e.FP)
+	n.local.Push(e)
+}
+
+// Len reports the entries waiting in the local frontier.
+func (n *Node) Len() int { return n.local.Len() }
+
+// Next hands out an entry of a partition held here. An entry of a
+// partition held elsewhere (handed over, or taken by another node while
+// this one was away) is sent to its holder; one of a partition this node
+// is waiting to take is put back for a tick.
+func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
+	n.takeDrains()
+	for {
+		if n.cfg.MaxPages > 0 && n.allowance == 0 && !n.reserve() {
+			return frontier.Entry{}, false, time.Time{}
+		}
+		e, ok, wake := n.local.Next(now)
+		if !ok {
+			return e, false, wake
+		}
+		p := PartitionOf(e.Host)
+		switch n.roles[p].Load() {
+		case active:
+			n.inflight++
+			n.partOut[p]++
+			if n.cfg.MaxPages > 0 {
+				n.allowance--
+			}
+			return e, true, time.Time{}
+		case awaiting:
+			n.local.Done(e, frontier.Result{Retry: true, Next: now.Add(n.tick)})
+		default:
+			n.local.Done(e, frontier.Result{})
+			n.send(p, e, true)
+		}
+	}
+}
+
+// Done reports the outcome of an entry from Next. An entry to retry whose
+// partition went to another node meanwhile is sent there.
+func (n *Node) Done(e frontier.Entry, r frontier.Result) {
+	p := PartitionOf(e.Host)
+	n.inflight--
+	n.partOut[p]--
+	if r.Requested {
+		n.requests.Add(1)
+	}
+	if n.cfg.MaxPages > 0 && !r.Requested {
+		n.allowance++ // not spent: a robots.txt wait, say
+	}
+	if r.Retry && n.roles[p].Load() == foreign {
+		n.local.Done(e, frontier.Result{Next: r.Next})
+		n.send(p, e, true)
+		return
+	}
+	n.local.Done(e, r)
+}
+
+// Forward takes e if its partition is not held here, to send it to the
+// partition's stream.
+func (n *Node) Forward(e frontier.Entry) bool {
+	p := PartitionOf(e.Host)
+	if n.roles[p].Load() == active {
+		return false
+	}
+	n.send(p, e, false)
+	return true
+}
+
+// send adds e to the batch of partition p: a link, or an entry queued
+// here (see appendLink).
+func (n *Node) send(p int, e frontier.Entry, queued bool) {
+	if n.outLinks == 0 && len(n.toAck) == 0 {
+		n.pending = time.Now()
+	}
+	n.room(p)
+	n.out[p] = appendLink(n.out[p], e, queued)
+	n.outLinks++
+	n.linksOut.Add(1)
+}
+
+// maxMessage bounds the size of a batch, well below NATS's default
+// limit of 1 MiB a message.
+const maxMessage = 256 << 10
+
+// room seals partition p's batch if it is full: the next link starts a
+// new one.
+func (n *Node) room(p int) {
+	if len(n.out[p]) >= maxMessage {
+		n.sealed = append(n.sealed, sealed{p, n.out[p]})
+		n.out[p] = nil
+	}
+}
+
+// sealed is a full batch waiting to be published.
+type sealed struct {
+	p    int
+	data []byte
+}
+
+// Receive returns the links of the batches received since its last call.
+// The entries queued at another node that came with them (a partition
+// handed over) are queued here, and marked in Config.Seen. The node
+// reports itself busy first: the batches are acknowledged only after the
+// steps that discover them are durable.
+func (n *Node) Receive() []frontier.Entry {
+	n.mu.Lock()
+	msgs := n.incoming
+	n.incoming = nil
+	n.mu.Unlock()
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := n.setIdle(false); err != nil {
+		n.fail(err)
+	}
+	in := &n.in
+	in.links, in.queued, in.seen = in.links[:0], in.queued[:0], in.seen[:0]
+	for _, m := range msgs {
+		if err := in.decode(m.Data()); err != nil {
+			n.log.Error("cluster: batch refused", "subject", m.Subject(), "err", err)
+			_ = m.Term()
+			continue
+		}
+		if n.outLinks == 0 && len(n.toAck) == 0 {
+			n.pending = time.Now()
+		}
+		n.toAck = append(n.toAck, m)
+	}
+	for _, fp := range in.seen {
+		if n.cfg.Seen != nil {
+			n.cfg.Seen.Add(fp)
+		}
+	}
+	for _, e := range in.queued {
+		if p := PartitionOf(e.Host); n.roles[p].Load() != active {
+			n.send(p, e, true)
+			continue
+		}
+		if n.cfg.Seen != nil {
+			n.cfg.Seen.Add(e.FP)
+		}
+		n.Push(e)
+	}
+	return in.links
+}
+
+// Ready returns a channel that receives when batches arrive, at each tick
+// of the node's heartbeat, and when the crawl finishes.
+func (n *Node) Ready() <-chan struct{} { return n.ready }
+
+// Finished reports whether the whole crawl is done. A node with nothing
+// to do sends what it holds, commits, and reports itself idle; the crawl
+// is done when, twice in a row (a quarter second apart), its stream is empty and every live
+// node idle; or when its budget is spent and nothing is in flight here.
+func (n *Node) Finished() bool {
+	n.takeDrains()
+	if n.spent && n.inflight == 0 {
+		n.fail(n.sync())
+		return true
+	}
+	n.mu.Lock()
+	idle := len(n.incoming) == 0 && len(n.drains) == 0
+	n.mu.Unlock()
+	if !idle || n.inflight > 0 || n.local.Len() > 0 {
+		return false
+	}
+	if err := n.sync(); err != nil {
+		n.fail(err)
+		return false
+	}
+	if err := n.setIdle(true); err != nil {
+		n.fail(err)
+		return false
+	}
+	return n.finished.Load()
+}
+
+// Commit ends a step. Its links for other partitions, and the batches it
+// discovered, wait (up to syncEvery) to be sent and acknowledged together;
+// the local frontier commits its steps only then, so that no link it
+// marked seen here is lost with an unsent batch.
+func (n *Node) Commit() error {
+	if n.err != nil {
+		return n.err
+	}
+	if n.outLinks == 0 && len(n.toAck) == 0 {
+		if n.commit != nil {
+			return n.commit.Commit()
+		}
+		return nil
+	}
+	if time.Since(n.pending) < syncEvery && n.outLinks < maxPending {
+		return nil
+	}
+	return n.sync()
+}
+
+// Flush sends what waits, makes the local frontier's steps durable, and
+// acknowledges the batches they discovered.
+func (n *Node) Flush() error {
+	if n.err != nil {
+		return n.err
+	}
+	return n.sync()
+}
+
+// Keep keeps a value with the local frontier's steps, if it keeps values.
+func (n *Node) Keep(name string, value func() []byte) {
+	if n.keeper != nil {
+		n.keeper.Keep(name, value)
+	}
+}
+
+// Kept returns a value the local frontier kept, or nil.
+func (n *Node) Kept(name string) []byte {
+	if n.keeper != nil {
+		return n.keeper.Kept(name)
+	}
+	return nil
+}
+
+// fail records the first error of the crawler's goroutine, which Commit
+// and Flush return.
+func (n *Node) fail(err error) {
+	if err != nil && n.err == nil {
+		n.err = err
+	}
+}
+
+// sync publishes the waiting batches and waits for the stream to have
+// them, then flushes the local frontier, then acknowledges the batches
+// received.
+func (n *Node) sync() error {
+	if n.outLinks > 0 {
+		if err := n.publish(); err != nil {
+			return err
+		}
+	}
+	if n.commit != nil {
+		if err := n.commit.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, m := range n.toAck {
+		if err := m.Ack(); err != nil {
+			n.log.Warn("cluster: ack (the batch comes again, and its links are seen)", "err", err)
+		}
+	}
+	n.acked.Add(int64(len(n.toAck)))
+	clear(n.toAck)
+	n.toAck = n.toAck[:0]
+	return nil
+}
+
+// publish sends the batch of every partition, each once (a retry keeps
+// its message ID, which the stream deduplicates), and waits until the
+// stream has them all.
+func (n *Node) publish() error {
+	type batch struct {
+		p    int
+		data []byte
+		id   string
+	}
+	var todo []batch
+	add := func(p int, data []byte) {
+		n.seq++
+		todo = append(todo, batch{p, data, n.boot + "." + strconv.FormatUint(n.seq, 10)})
+	}
+	for _, b := range n.sealed {
+		add(b.p, b.data)
+	}
+	for p := range n.out {
+		if len(n.out[p]) > 0 {
+			add(p, n.out[p])
+		}
+	}
+	err := n.retry("publish", func(ctx context.Context) error {
+		futures := make([]jetstream.PubAckFuture, 0, len(todo))
+		var errs []error
+		for _, b := range todo {
+			f, err := n.js.PublishAsync(n.subject+strconv.Itoa(b.p), b.data, jetstream.WithMsgID(b.id))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			futures = append(futures, f)
+		}
+		var left []batch
+		for i, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				errs = append(errs, err)
+				left = append(left, todo[i])
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if len(errs) > 0 {
+			if len(left) > 0 {
+				todo = left
+			}
+			return errors.Join(errs...)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n.sent.Add(int64(len(todo)))
+	clear(n.sealed)
+	n.sealed = n.sealed[:0]
+	for p := range n.out {
+		n.out[p] = n.out[p][:0]
+	}
+	n.outLinks = 0
+	return nil
+}
+
+// takeDrains drains, on the crawler's goroutine, the partitions the
+// background goroutine is handing over: their waiting entries are sent to
+// their streams, and once none of theirs is in flight here the partition
+// is released.
+func (n *Node) takeDrains() {
+	n.mu.Lock()
+	if len(n.drains) == 0 {
+		n.mu.Unlock()
+		return
+	}
+	drains := make(map[int]chan int, len(n.drains))
+	for p, ch := range n.drains {
+		drains[p] = ch
+	}
+	n.mu.Unlock()
+	for p, ch := range drains {
+		for _, e := range n.drainer.Drain(func(host string) bool { return PartitionOf(host) == p }) {
+			n.send(p, e, true)
+		}
+		for _, fp := range n.admitted[p] {
+			n.room(p)
+			n.out[p] = appendSeen(n.out[p], fp)
+			n.outLinks++
+		}
+		n.admitted[p] = nil
+		if n.partOut[p] > 0 {
+			continue
+		}
+		if err := n.sync(); err != nil {
+			n.fail(err)
+			return
+		}
+		n.mu.Lock()
+		delete(n.drains, p)
+		n.mu.Unlock()
+		ch <- p
+	}
+}
+
+// reserve reserves up to budgetChunk requests of the crawl's budget, and
+// reports whether it got any.
+func (n *Node) reserve() bool {
+	if n.spent {
+		return false
+	}
+	var got int64
+	err := n.retry("budget", func(ctx context.Context) error {
+		for {
+			var used int64
+			var rev uint64
+			e, err := n.state.Get(ctx, "spent")
+			switch {
+			case errors.Is(err, jetstream.ErrKeyNotFound):
+			case err != nil:
+				return err
+			default:
+				if used, err = strconv.ParseInt(string(e.Value()), 10, 64); err != nil {
+					return err
+				}
+				rev = e.Revision()
+			}
+			take := min(budgetChunk, n.cfg.MaxPages-used)
+			if take <= 0 {
+				return nil
+			}
+			v := []byte(strconv.FormatInt(used+take, 10))
+			if rev == 0 {
+				_, err = n.state.Create(ctx, "spent", v)
+			} else {
+				_, err = n.state.Update(ctx, "spent", v, rev)
+			}
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // another node reserved meanwhile
+			}
+			if err == nil {
+				got = take
+			}
+			return err
+		}
+	})
+	if err != nil {
+		n.fail(err)
+		return false
+	}
+	if got == 0 {
+		n.spent = true
+		n.signal()
+		return false
+	}
+	n.allowance += got
+	return true
+}

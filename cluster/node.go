@@ -1,0 +1,662 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"crawler/frontier"
+	"crawler/seen"
+)
+
+// DefaultLease is how long a node's heartbeat and its partition leases
+// live in NATS without being renewed; nodes renew them every fifth of it.
+const DefaultLease = 5 * time.Second
+
+// version is written in the crawl's state bucket by its first node; a
+// node of another version is refused.
+const version = "crawler-cluster/1"
+
+// Errors of Join.
+var (
+	// ErrVersion is wrapped by the error of Join for a crawl started by
+	// an incompatible version of this package.
+	ErrVersion = errors.New("cluster: crawl started by an incompatible version")
+	// ErrNodeInUse is wrapped by the error of Join when a live node of
+	// the crawl already has the name.
+	ErrNodeInUse = errors.New("cluster: node name in use by a live node")
+)
+
+// Config describes a node of a crawl.
+type Config struct {
+	// Conn is the node's connection to the NATS server (JetStream on).
+	// Join does not close it.
+	Conn *nats.Conn
+	// Crawl names the crawl, so that several can share one NATS server:
+	// letters, digits, '-' and '_'. "" means "crawl".
+	Crawl string
+	// Node names this node, unique among the crawl's live nodes and the
+	// same when it restarts from its state: letters, digits, '-' and '_'.
+	Node string
+	// Lease is how long a heartbeat and a partition lease live without
+	// renewal; 0 means DefaultLease. A node that stops renewing (killed,
+	// or cut off from NATS) stops fetching its partitions' hosts three
+	// fifths of it after its last renewal, and its partitions go to other
+	// nodes once the whole lease has passed.
+	Lease time.Duration
+	// MaxPages, if positive, bounds the page requests of the whole
+	// crawl, all nodes and runs together. Nodes reserve requests from a
+	// shared counter in small chunks.
+	MaxPages int64
+	// Seen is the URL-seen set of the node's Crawler. The entries a node
+	// hands over with a partition are marked in it when they arrive, so
+	// that a link to one of them found here later is not fetched again.
+	Seen seen.Set
+	// Status, if not nil, returns what the node publishes about itself
+	// with each heartbeat (its crawler's Stats, say), as JSON; Members
+	// returns it.
+	Status func() any
+	// Logger receives the node's notices (partitions taken and given
+	// up, NATS errors it retries); nil discards them.
+	Logger *slog.Logger
+}
+
+// Node is one node of a crawl shared through NATS JetStream. It is the
+// frontier of its Crawler (a frontier.Exchanger around the node's own
+// frontier): hosts are split into Partitions, each held by one live node
+// at a time under a lease in a JetStream key-value bucket; links to hosts
+// of other partitions travel in batches on a work-queue stream, one
+// subject and one consumer per partition; the crawl is finished when no
+// node has work and no batch is in flight.
+//
+// The crawler calls Push, Next, Done, Len, Forward, Receive, Finished,
+// Commit and Flush from its one goroutine, as it does a frontier's;
+// Members, Stats and Close may be called from any.
+type Node struct {
+	cfg     Config
+	local   frontier.Frontier
+	commit  frontier.Committer // local, if it commits in steps
+	keeper  frontier.Keeper    // local, if it keeps values
+	drainer Drainer            // local, if it can give up hosts
+	log     *slog.Logger
+	tick    time.Duration
+	boot    string // this process's nonce, in its heartbeat
+
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	members jetstream.KeyValue // node name -> status (TTL: Lease)
+	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
+	state   jetstream.KeyValue // version, spent budget (no TTL)
+	subject string             // prefix of the partitions' subjects
+
+	// Owned by the crawler's goroutine.
+	out       [Partitions][]byte   // links to send, per partition
+	sealed    []sealed             // and full batches
+	outLinks  int                  // links in out
+	toAck     []jetstream.Msg      // batches received and discovered, acked after the next durable commit
+	pending   time.Time            // when out or toAck stopped being empty
+	inflight  int                  // entries handed out and not Done
+	partOut   [Partitions]int      // of those, per partition
+	allowance int64                // budgeted requests reserved and not yet handed out
+	spent     bool                 // the crawl's budget is spent
+	in        batch                // Receive's
+	admitted  [Partitions][]uint64 // fingerprints of the URLs queued here since the process started, to hand over
+	seq       uint64               // batches published by this process
+	err       error                // the first error on the crawler's goroutine
+
+	// Shared with the background goroutines.
+	roles    [Partitions]atomic.Int32 // role of each partition here
+	mu       sync.Mutex
+	incoming []jetstream.Msg  // batches received, not yet taken by Receive
+	drains   map[int]chan int // partitions to give up: the crawler's goroutine answers when done
+	ready    chan struct{}
+	finished atomic.Bool
+	sent     atomic.Int64 // batches published
+	acked    atomic.Int64 // batches received and acked
+	linksOut atomic.Int64 // links forwarded
+	requests atomic.Int64 // page requests
+	reportMu sync.Mutex
+	idle     bool // as last reported
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	held   map[int]*lease // the background goroutine's
+	closed atomic.Bool
+}
+
+// Roles of a partition on a node.
+const (
+	foreign  = iota // held by another node, or by none: links go to its stream
+	active          // held here: its hosts are fetched here
+	awaiting        // this node should hold it and will: its entries wait here
+)
+
+// lease is a partition held by this node.
+type lease struct {
+	rev      uint64                   // revision of the lease's key
+	until    time.Time                // when this node stops using it unless renewed
+	consumer jetstream.ConsumeContext // the partition's consumer
+	draining bool                     // being given up
+	drained  chan int                 // answered by the crawler's goroutine
+}
+
+// Drainer is a frontier that can give up the waiting entries of some hosts,
+// which a node does to hand a partition over to a node that joined.
+// store.Frontier is one.
+type Drainer interface {
+	// Drain removes and returns the waiting entries of the hosts for which
+	// match returns true. Entries handed out and not yet Done are left.
+	Drain(match func(host string) bool) []frontier.Entry
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Join makes this process the node cfg.Node of crawl cfg.Crawl, with local
+// as the node's own frontier (a durable one, such as store.Frontier, for a
+// node that restarts with nothing lost). It creates the crawl's stream and
+// buckets if they are missing, refuses a crawl of another version and a
+// name a live node has, announces the node and takes the partitions it
+// should hold that nobody holds. Close leaves the crawl.
+func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, error) {
+	cfg.Crawl = cmpOr(cfg.Crawl, "crawl")
+	if cfg.Conn == nil {
+		return nil, errors.New("cluster: Config.Conn is nil")
+	}
+	if !namePattern.MatchString(cfg.Crawl) || !namePattern.MatchString(cfg.Node) {
+		return nil, fmt.Errorf("cluster: crawl %q or node %q is not a name of letters, digits, '-' and '_'", cfg.Crawl, cfg.Node)
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
+		subject: "crawl." + cfg.Crawl + ".urls.", ready: make(chan struct{}, 1),
+		drains: map[int]chan int{}, held: map[int]*lease{}}
+	n.commit, _ = local.(frontier.Committer)
+	n.keeper, _ = local.(frontier.Keeper)
+	n.drainer, _ = local.(Drainer)
+	if n.log == nil {
+		n.log = slog.New(slog.DiscardHandler)
+	}
+	js, err := jetstream.New(cfg.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	n.js = js
+	if err := n.setUp(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.claimName(ctx); err != nil {
+		return nil, err
+	}
+	busy := false
+	if err := n.report(ctx, &busy); err != nil {
+		return nil, fmt.Errorf("cluster: announce node: %w", err)
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.wg.Go(n.beat)
+	// Nodes started together see each other before they take partitions,
+	// rather than one taking all and handing most over.
+	select {
+	case <-time.After(2 * n.tick):
+	case <-ctx.Done():
+		n.Close()
+		return nil, ctx.Err()
+	}
+	n.balance(ctx)
+	n.wg.Go(n.run)
+	return n, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// setUp creates or opens the crawl's stream and buckets, and checks the
+// crawl's version.
+func (n *Node) setUp(ctx context.Context) error {
+	name := n.cfg.Crawl
+	var err error
+	n.stream, err = n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:      "CRAWL_" + name,
+		Subjects:  []string{n.subject + "*"},
+		Retention: jetstream.WorkQueuePolicy,
+		Storage:   jetstream.FileStorage,
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: stream of crawl %q: %w", name, err)
+	}
+	kv := func(bucket string, ttl time.Duration) (jetstream.KeyValue, error) {
+		b, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, TTL: ttl, Storage: jetstream.FileStorage})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: bucket %s: %w", bucket, err)
+		}
+		return b, nil
+	}
+	if n.members, err = kv("crawl_"+name+"_members", n.cfg.Lease); err != nil {
+		return err
+	}
+	if n.leases, err = kv("crawl_"+name+"_leases", n.cfg.Lease); err != nil {
+		return err
+	}
+	if n.state, err = kv("crawl_"+name, 0); err != nil {
+		return err
+	}
+	if _, err := n.state.Create(ctx, "version", []byte(version)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("cluster: crawl %q: %w", name, err)
+	}
+	e, err := n.state.Get(ctx, "version")
+	if err != nil {
+		return fmt.Errorf("cluster: crawl %q: %w", name, err)
+	}
+	if v := string(e.Value()); v != version {
+		return fmt.Errorf("%w: crawl %q is %q, this node %q", ErrVersion, name, v, version)
+	}
+	return nil
+}
+
+// claimName refuses the node's name if a live node has it: a heartbeat
+// under the name that is renewed while this node waits a tick and a half.
+// A heartbeat left by this node's own earlier process (killed) is not
+// renewed.
+func (n *Node) claimName(ctx context.Context) error {
+	e, err := n.members.Get(ctx, n.cfg.Node)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	select {
+	case <-time.After(n.tick * 3 / 2):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	again, err := n.members.Get(ctx, n.cfg.Node)
+	if err == nil && again.Revision() != e.Revision() {
+		return fmt.Errorf("%w: %q in crawl %q", ErrNodeInUse, n.cfg.Node, n.cfg.Crawl)
+	}
+	return nil
+}
+
+// Status is what a node publishes about itself with each heartbeat.
+type Status struct {
+	Node     string          `json:"node"`
+	Boot     string          `json:"boot"`             // nonce of the node's process
+	Idle     bool            `json:"idle"`             // no work here and nothing unacknowledged
+	Sent     int64           `json:"sent"`             // batches of links published (this process)
+	Acked    int64           `json:"acked"`            // batches received and acknowledged (this process)
+	Links    int64           `json:"links"`            // links forwarded (this process)
+	Requests int64           `json:"requests"`         // page requests (this process)
+	Held     int             `json:"held"`             // partitions held
+	Status   json.RawMessage `json:"status,omitempty"` // Config.Status
+}
+
+// report publishes the node's heartbeat: idle as given, or if nil as last
+// reported.
+func (n *Node) report(ctx context.Context, idle *bool) error {
+	n.reportMu.Lock()
+	defer n.reportMu.Unlock()
+	if idle == nil {
+		idle = &n.idle
+	}
+	st := Status{Node: n.cfg.Node, Boot: n.boot, Idle: *idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
+		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive()}
+	if n.cfg.Status != nil {
+		if b, err := json.Marshal(n.cfg.Status()); err == nil {
+			st.Status = b
+		}
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if _, err := n.members.Put(ctx, n.cfg.Node, b); err != nil {
+		return err
+	}
+	n.idle = st.Idle
+	return nil
+}
+
+// setIdle reports a change of idleness at once: a node busy again says so
+// before it acknowledges the batch that made it busy, so that a node that
+// sees the stream empty and then every node idle knows the crawl is done.
+func (n *Node) setIdle(idle bool) error {
+	n.reportMu.Lock()
+	same := n.idle == idle
+	n.reportMu.Unlock()
+	if same {
+		return nil
+	}
+	return n.retry("heartbeat", func(ctx context.Context) error { return n.report(ctx, &idle) })
+}
+
+func (n *Node) countActive() int {
+	k := 0
+	for p := range n.roles {
+		if n.roles[p].Load() == active {
+			k++
+		}
+	}
+	return k
+}
+
+// Members returns the status of the crawl's live nodes, by name.
+func (n *Node) Members(ctx context.Context) ([]Status, error) {
+	names, err := n.members.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	var out []Status
+	for _, name := range names {
+		e, err := n.members.Get(ctx, name)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		var st Status
+		if err := json.Unmarshal(e.Value(), &st); err != nil {
+			return nil, fmt.Errorf("cluster: status of node %q: %w", name, err)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// Name returns the node's name.
+func (n *Node) Name() string { return n.cfg.Node }
+
+// Close leaves the crawl: it stops the node's consumers and heartbeats.
+// Its leases are left to expire, so that a node that restarts soon takes
+// its partitions back; links it has not sent are in its local frontier's
+// steps not yet committed, and are found again. Close does not close the
+// local frontier or the NATS connection.
+func (n *Node) Close() error {
+	if !n.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	n.cancel()
+	n.wg.Wait()
+	for _, l := range n.held {
+		if l.consumer != nil {
+			l.consumer.Stop()
+		}
+	}
+	return nil
+}
+
+// retry runs f until it succeeds, the node closes, or a minute passes
+// (NATS restarting: nodes wait for it).
+func (n *Node) retry(what string, f func(context.Context) error) error {
+	deadline := time.Now().Add(time.Minute)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := f(ctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || n.ctx != nil && n.ctx.Err() != nil {
+			return fmt.Errorf("cluster: %s: %w", what, err)
+		}
+		n.log.Warn("cluster: retrying", "what", what, "err", err)
+		time.Sleep(wait)
+	}
+}
+
+// signal wakes the crawler's goroutine (Ready).
+func (n *Node) signal() {
+	select {
+	case n.ready <- struct{}{}:
+	default:
+	}
+}
+
+// beat renews the node's heartbeat every tick, on a goroutine of its own
+// so that nothing slower delays it.
+func (n *Node) beat() {
+	t := time.NewTicker(n.tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+		if err := n.report(ctx, nil); err != nil {
+			n.log.Warn("cluster: heartbeat", "err", err)
+		}
+		cancel()
+	}
+}
+
+// checkEvery is how often a node checks whether the crawl is finished.
+const checkEvery = 250 * time.Millisecond
+
+// run is the node's background goroutine for leases, every tick, and the
+// check for the end of the crawl.
+func (n *Node) run() {
+	beat := time.NewTicker(n.tick)
+	defer beat.Stop()
+	check := time.NewTicker(min(n.tick, checkEvery))
+	defer check.Stop()
+	streak := 0
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-beat.C:
+			ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+			n.balance(ctx)
+			cancel()
+		case <-check.C:
+			ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+			if n.doneEverywhere(ctx) {
+				streak++
+			} else {
+				streak = 0
+			}
+			cancel()
+			if streak >= 2 {
+				n.finished.Store(true)
+			}
+		}
+		n.signal()
+	}
+}
+
+// doneEverywhere reports whether the crawl's stream holds no batch and
+// then every live node is idle. Read in this order, and with nodes that
+// report busy before they acknowledge a batch, the two cannot both hold
+// while a link is on its way or being discovered.
+func (n *Node) doneEverywhere(ctx context.Context) bool {
+	info, err := n.stream.Info(ctx)
+	if err != nil || info.State.Msgs > 0 {
+		return false
+	}
+	ms, err := n.Members(ctx)
+	if err != nil || len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if !m.Idle {
+			return false
+		}
+	}
+	return true
+}
+
+// balance renews the node's leases, takes the partitions it should hold
+// that are free, and gives up (drains) those another live node should
+// hold.
+func (n *Node) balance(ctx context.Context) {
+	names, err := n.members.Keys(ctx)
+	if err != nil {
+		n.log.Warn("cluster: members", "err", err)
+		n.expire()
+		return
+	}
+	if !slices.Contains(names, n.cfg.Node) {
+		names = append(names, n.cfg.Node)
+	}
+	for p := range Partitions {
+		owner := Owner(p, names)
+		l := n.held[p]
+		switch {
+		case l != nil && l.draining:
+			n.drainStep(ctx, p, l)
+		case l != nil && owner != n.cfg.Node && n.drainer != nil:
+			n.startDrain(p, l)
+		case l != nil:
+			n.renew(ctx, p, l)
+		case owner == n.cfg.Node:
+			n.take(ctx, p)
+		}
+	}
+	n.expire()
+}
+
+// expire stops the use of leases not renewed in time.
+func (n *Node) expire() {
+	now := time.Now()
+	for p, l := range n.held {
+		if now.After(l.until) && !l.draining {
+			n.log.Warn("cluster: lease not renewed in time; partition left", "partition", p)
+			n.drop(p, l)
+		}
+	}
+}
+
+func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
+
+// renew renews the lease of p.
+func (n *Node) renew(ctx context.Context, p int, l *lease) {
+	start := time.Now()
+	rev, err := n.leases.Update(ctx, leaseKey(p), []byte(n.cfg.Node), l.rev)
+	switch {
+	case err == nil:
+		l.rev, l.until = rev, start.Add(n.cfg.Lease-2*n.tick)
+	case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyNotFound):
+		n.log.Warn("cluster: lease lost", "partition", p, "err", err)
+		n.drop(p, l)
+	default:
+		n.log.Warn("cluster: renew lease", "partition", p, "err", err)
+	}
+}
+
+// take takes the lease of p if it is free or this node's own (left by a
+// process of this node that was killed), and starts its consumer.
+func (n *Node) take(ctx context.Context, p int) {
+	start := time.Now()
+	key := leaseKey(p)
+	rev, err := n.leases.Create(ctx, key, []byte(n.cfg.Node))
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		e, gerr := n.leases.Get(ctx, key)
+		if gerr != nil || string(e.Value()) != n.cfg.Node {
+			n.roles[p].Store(awaiting) // another node holds it: wait for it to drain or expire
+			return
+		}
+		rev, err = n.leases.Update(ctx, key, []byte(n.cfg.Node), e.Revision())
+	}
+	if err != nil {
+		n.roles[p].Store(awaiting)
+		return
+	}
+	l := &lease{rev: rev, until: start.Add(n.cfg.Lease - 2*n.tick)}
+	if err := n.consume(ctx, p, l); err != nil {
+		n.log.Warn("cluster: consumer", "partition", p, "err", err)
+		_ = n.leases.Delete(ctx, key, jetstream.LastRevision(rev))
+		return
+	}
+	n.held[p] = l
+	n.roles[p].Store(active)
+	n.log.Debug("cluster: partition taken", "partition", p)
+}
+
+// consume starts p's consumer afresh: deleting the durable consumer first
+// makes the batches delivered to an earlier holder and not acknowledged
+// deliverable again at once, not after their ack wait.
+func (n *Node) consume(ctx context.Context, p int, l *lease) error {
+	name := leaseKey(p)
+	if err := n.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return err
+	}
+	c, err := n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       name,
+		FilterSubject: n.subject + strconv.Itoa(p),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       time.Minute,
+		MaxAckPending: 64,
+	})
+	if err != nil {
+		return err
+	}
+	l.consumer, err = c.Consume(func(m jetstream.Msg) {
+		n.mu.Lock()
+		n.incoming = append(n.incoming, m)
+		n.mu.Unlock()
+		n.signal()
+	}, jetstream.PullMaxMessages(64))
+	return err
+}
+
+// drop forgets the lease of p, which this node no longer holds.
+func (n *Node) drop(p int, l *lease) {
+	n.roles[p].Store(foreign)
+	if l.consumer != nil {
+		l.consumer.Stop()
+	}
+	delete(n.held, p)
+}
+
+// startDrain begins to give p up to the node that should hold it: from
+// now on its links and entries are sent to its stream, and the crawler's
+// goroutine drains the entries waiting here.
+func (n *Node) startDrain(p int, l *lease) {
+	n.log.Info("cluster: handing partition over", "partition", p)
+	l.draining = true
+	l.drained = make(chan int, 1)
+	if l.consumer != nil {
+		l.consumer.Stop()
+		l.consumer = nil
+	}
+	n.roles[p].Store(foreign)
+	n.mu.Lock()
+	n.drains[p] = l.drained
+	n.mu.Unlock()
+	n.signal()
+}
+
+// drainStep renews p's lease while the crawler's goroutine drains it, and
+// releases it once drained.
+func (n *Node) drainStep(ctx context.Context, p int, l *lease) {
+	select {
+	case <-l.drained:
+		if err := n.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(l.rev)); err != nil {
+			n.log.Warn("cluster: release lease", "partition", p, "err", err)
+		}
+		delete(n.held, p)
+		n.log.Info("cluster: partition handed over", "partition", p)
+	default:
+		n.renew(ctx, p, l)
+	}
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"crawler/crawlertest"
+)
+
+// startNATS starts an embedded NATS server with JetStream on 127.0.0.1,
+// its store in a temporary directory, for nodes in other processes.
+func startNATS(t *testing.T) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+// clusterNode starts the binary as node name of the crawl on s, with its
+// state in dir.
+func clusterNode(ctx context.Context, s *server.Server, w *crawlertest.Web, name, dir string, args ...string) *exec.Cmd {
+	args = append([]string{"-cluster", s.ClientURL(), "-node", name, "-state", dir, "-delay", "-1s", "-delay-factor", "-1", "-progress", "-1s"}, args...)
+	cmd := crawlCommand(ctx, append(args, w.Seeds()...)...)
+	cmd.Env = append(cmd.Env, "HTTP_PROXY="+w.ProxyURL().String())
+	return cmd
+}
+
+// Three processes share a crawl through NATS: every page is fetched once,
+// robots.txt is obeyed, and all three exit 0 by themselves; one killed
+// with SIGKILL and restarted loses nothing.
+func TestClusterProcesses(t *testing.T) {
+	for _, kill := range []bool{false, true} {
+		t.Run(fmt.Sprint("kill=", kill), func(t *testing.T) {
+			s := startNATS(t)
+			w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 30, PagesPerHost: 20, Latency: 5 * time.Millisecond})
+			defer w.Close()
+			const workers = 4
+			dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
+			outs := make([][]byte, 3)
+			errs := make([]error, 3)
+			var wg sync.WaitGroup
+			for i := range 3 {
+				wg.Go(func() {
+					name := fmt.Sprint("n", i)
+					cmd := clusterNode(t.Context(), s, w, name, dirs[i], "-workers", fmt.Sprint(workers))
+					if i == 1 && kill {
+						if err := cmd.Start(); err != nil {
+							errs[i] = err
+							return
+						}
+						for w.TotalRequests() < 150 {
+							time.Sleep(time.Millisecond)
+						}
+						cmd.Process.Signal(syscall.SIGKILL)
+						cmd.Wait()
+						t.Logf("node %s killed after %d requests", name, w.TotalRequests())
+						time.Sleep(500 * time.Millisecond)
+						cmd = clusterNode(t.Context(), s, w, name, dirs[i], "-workers", fmt.Sprint(workers))
+					}
+					outs[i], errs[i] = cmd.CombinedOutput()
+				})
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("node %d: %v\n%s", i, err, outs[i])
+				}
+			}
+			missed, twice := w.Coverage(w.Seeds()...)
+			for u := range w.RequestCounts() {
+				if w.RobotsDisallows(u) {
+					t.Errorf("%s requested, which robots.txt disallows", u)
+				}
+			}
+			t.Logf("%d page requests: %d pages missed, %d fetched again", w.TotalRequests(), missed, twice)
+			if missed > 0 {
+				t.Errorf("%d pages never fetched", missed)
+			}
+			switch {
+			case !kill && twice > 0:
+				t.Errorf("%d pages fetched twice", twice)
+			case kill && twice > workers+24: // in flight, and in the commit groups not written
+				t.Errorf("%d pages fetched twice after one kill, want at most %d", twice, workers+24)
+			}
+		})
+	}
+}
+
+// -cluster without NATS there is a clear error, before any fetch.
+func TestClusterUnreachable(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 2})
+	defer w.Close()
+	cmd := crawlCommand(t.Context(), "-cluster", "nats://127.0.0.1:1", "-node", "a", "-state", filepath.Join(t.TempDir(), "s"), w.Seeds()[0])
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "-cluster nats://127.0.0.1:1: cannot reach the NATS server") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	if w.TotalRequests() != 0 {
+		t.Errorf("%d requests without a cluster", w.TotalRequests())
+	}
+}
