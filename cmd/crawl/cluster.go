@@ -41,13 +41,14 @@ func joinCluster(ctx context.Context, o *options, cr *crawl, st *store.Store) (l
 		err := node.Close()
 		nc.Close()
 		if merr == nil {
-			var requests, links int64
+			var requests, links, batches int64
 			for _, m := range members {
 				requests += m.Requests
 				links += m.Links
+				batches += m.Sent
 			}
-			fmt.Fprintf(cr.con, "crawl: cluster crawl %s: %d live nodes, %d page requests, %d links forwarded, as they last reported\n",
-				o.crawlName, len(members), requests, links)
+			fmt.Fprintf(cr.con, "crawl: cluster crawl %s: %d live nodes, %d page requests, %d links forwarded in %d batches, as they last reported\n",
+				o.crawlName, len(members), requests, links, batches)
 		}
 		return err
 	}, nil
