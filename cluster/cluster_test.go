@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -234,6 +235,9 @@ func TestJoin(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages, %d requested more than once", len(w.Depths(w.Seeds()...)), twice)
+	if twice > 0 { // the holders handed over what they had seen
+		t.Errorf("%d pages requested more than once", twice)
+	}
 	checkOneAtATime(t, w)
 }
 
@@ -263,4 +267,37 @@ func TestRefused(t *testing.T) {
 	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "b c"}, st2.Frontier()); err == nil {
 		t.Error("a node name with a space was accepted")
 	}
+}
+
+// The NATS server restarting mid-crawl: the nodes wait for it and go on,
+// and nothing is lost.
+func TestNATSRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startNATSIn(t, dir, -1)
+	port := s.Addr().(*net.TCPAddr).Port
+	w := testWeb(t, 30)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range 3 {
+		wg.Go(func() {
+			_, errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{}, nil)
+		})
+	}
+	for w.TotalRequests() < 1000 {
+		time.Sleep(time.Millisecond)
+	}
+	s.Shutdown()
+	s.WaitForShutdown()
+	at := w.TotalRequests()
+	time.Sleep(2 * time.Second)
+	t.Logf("NATS down for 2 s after %d requests; %d requests meanwhile", at, w.TotalRequests()-at)
+	startNATSIn(t, dir, port)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	checkOnce(t, w)
+	checkOneAtATime(t, w)
 }

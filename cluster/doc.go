@@ -24,8 +24,14 @@
 // finds the batches not acknowledged.
 //
 // A node that joins takes the partitions it now wins: their holders
-// hand them over (their waiting entries are sent to the partitions'
-// streams, their fetches in flight end, and the leases are released). A
+// hand them over. A holder stops consuming the partition, lets its
+// fetches in flight end, sends its waiting entries and the fingerprints
+// of the URLs it queued (since its process started) on the partition's
+// handover subject, and releases the lease; the new holder reads the
+// handover before the partition's links, so it marks those URLs seen
+// before it tests any link to them. The host's pacing is not carried
+// over: the handover takes at least a tick (a fifth of the lease), which
+// covers the usual delays; a longer Crawl-delay starts afresh. A
 // node that leaves for good has its partitions taken by the others once
 // its leases expire; what it had queued stays in its state directory
 // (a node restarted from it later sends those entries to their holders).

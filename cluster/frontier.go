@@ -122,15 +122,17 @@ const maxMessage = 256 << 10
 // new one.
 func (n *Node) room(p int) {
 	if len(n.out[p]) >= maxMessage {
-		n.sealed = append(n.sealed, sealed{p, n.out[p]})
+		n.sealed = append(n.sealed, sealed{p, n.out[p], false})
 		n.out[p] = nil
 	}
 }
 
-// sealed is a full batch waiting to be published.
+// sealed is a full batch waiting to be published, of links or handed
+// over with its partition.
 type sealed struct {
-	p    int
-	data []byte
+	p       int
+	data    []byte
+	handoff bool
 }
 
 // Receive returns the links of the batches received since its last call.
@@ -267,7 +269,7 @@ func (n *Node) fail(err error) {
 // them, then flushes the local frontier, then acknowledges the batches
 // received.
 func (n *Node) sync() error {
-	if n.outLinks > 0 {
+	if n.outLinks > 0 || len(n.sealed) > 0 {
 		if err := n.publish(); err != nil {
 			return err
 		}
@@ -293,28 +295,32 @@ func (n *Node) sync() error {
 // stream has them all.
 func (n *Node) publish() error {
 	type batch struct {
-		p    int
-		data []byte
-		id   string
+		subject string
+		data    []byte
+		id      string
 	}
 	var todo []batch
-	add := func(p int, data []byte) {
+	add := func(subject string, data []byte) {
 		n.seq++
-		todo = append(todo, batch{p, data, n.boot + "." + strconv.FormatUint(n.seq, 10)})
+		todo = append(todo, batch{subject, data, n.boot + "." + strconv.FormatUint(n.seq, 10)})
 	}
 	for _, b := range n.sealed {
-		add(b.p, b.data)
+		if b.handoff {
+			add(n.handoff+strconv.Itoa(b.p), b.data)
+		} else {
+			add(n.subject+strconv.Itoa(b.p), b.data)
+		}
 	}
 	for p := range n.out {
 		if len(n.out[p]) > 0 {
-			add(p, n.out[p])
+			add(n.subject+strconv.Itoa(p), n.out[p])
 		}
 	}
 	err := n.retry("publish", func(ctx context.Context) error {
 		futures := make([]jetstream.PubAckFuture, 0, len(todo))
 		var errs []error
 		for _, b := range todo {
-			f, err := n.js.PublishAsync(n.subject+strconv.Itoa(b.p), b.data, jetstream.WithMsgID(b.id))
+			f, err := n.js.PublishAsync(b.subject, b.data, jetstream.WithMsgID(b.id))
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -369,14 +375,26 @@ func (n *Node) takeDrains() {
 	}
 	n.mu.Unlock()
 	for p, ch := range drains {
+		var b []byte
+		seal := func() {
+			if len(b) > 0 {
+				n.sealed = append(n.sealed, sealed{p, b, true})
+				b = nil
+			}
+		}
 		for _, e := range n.drainer.Drain(func(host string) bool { return PartitionOf(host) == p }) {
-			n.send(p, e, true)
+			if len(b) >= maxMessage {
+				seal()
+			}
+			b = appendLink(b, e, true)
 		}
 		for _, fp := range n.admitted[p] {
-			n.room(p)
-			n.out[p] = appendSeen(n.out[p], fp)
-			n.outLinks++
+			if len(b) >= maxMessage {
+				seal()
+			}
+			b = appendSeen(b, fp)
 		}
+		seal()
 		n.admitted[p] = nil
 		if n.partOut[p] > 0 {
 			continue

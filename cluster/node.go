@@ -100,6 +100,7 @@ type Node struct {
 	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
 	state   jetstream.KeyValue // version, spent budget (no TTL)
 	subject string             // prefix of the partitions' subjects
+	handoff string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
 	out       [Partitions][]byte   // links to send, per partition
@@ -182,7 +183,7 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 		cfg.Lease = DefaultLease
 	}
 	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
-		subject: "crawl." + cfg.Crawl + ".urls.", ready: make(chan struct{}, 1),
+		subject: "crawl." + cfg.Crawl + ".urls.", handoff: "crawl." + cfg.Crawl + ".handoff.", ready: make(chan struct{}, 1),
 		drains: map[int]chan int{}, held: map[int]*lease{}}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
@@ -234,7 +235,7 @@ func (n *Node) setUp(ctx context.Context) error {
 	var err error
 	n.stream, err = n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:      "CRAWL_" + name,
-		Subjects:  []string{n.subject + "*"},
+		Subjects:  []string{n.subject + "*", n.handoff + "*"},
 		Retention: jetstream.WorkQueuePolicy,
 		Storage:   jetstream.FileStorage,
 	})
@@ -595,7 +596,13 @@ func (n *Node) take(ctx context.Context, p int) {
 // consume starts p's consumer afresh: deleting the durable consumer first
 // makes the batches delivered to an earlier holder and not acknowledged
 // deliverable again at once, not after their ack wait.
+// Before that it takes what the partition's last holder handed over, so
+// that the fingerprints it marks seen are marked before any link to the
+// partition is tested here.
 func (n *Node) consume(ctx context.Context, p int, l *lease) error {
+	if err := n.takeHandoff(ctx, p); err != nil {
+		return err
+	}
 	name := leaseKey(p)
 	if err := n.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return err
@@ -617,6 +624,44 @@ func (n *Node) consume(ctx context.Context, p int, l *lease) error {
 		n.signal()
 	}, jetstream.PullMaxMessages(64))
 	return err
+}
+
+// takeHandoff queues, for the crawler's goroutine, the batches a node
+// that held p handed over with it (its waiting entries, and the
+// fingerprints of the URLs it queued), ahead of any other batch of p.
+func (n *Node) takeHandoff(ctx context.Context, p int) error {
+	name := "h" + strconv.Itoa(p)
+	if err := n.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return err
+	}
+	c, err := n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       name,
+		FilterSubject: n.handoff + strconv.Itoa(p),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       time.Minute,
+	})
+	if err != nil {
+		return err
+	}
+	for {
+		b, err := c.FetchNoWait(64)
+		if err != nil {
+			return err
+		}
+		var got []jetstream.Msg
+		for m := range b.Messages() {
+			got = append(got, m)
+		}
+		if err := b.Error(); err != nil {
+			return err
+		}
+		if len(got) == 0 {
+			return nil
+		}
+		n.mu.Lock()
+		n.incoming = append(n.incoming, got...)
+		n.mu.Unlock()
+	}
 }
 
 // drop forgets the lease of p, which this node no longer holds.
