@@ -11,12 +11,13 @@ import (
 	"crawler/frontier"
 )
 
-// How long links wait to be sent, and batches received to be
-// acknowledged: the node sends and commits them together every
-// syncEvery, or sooner once maxPending links wait.
+// How long links wait to be sent: the node sends them every syncEvery,
+// or sooner once maxPending links wait; and batches received to be
+// acknowledged, after a flush of the node's frontier: every ackEvery.
 const (
 	syncEvery  = 5 * time.Millisecond
 	maxPending = 1024
+	ackEvery   = 50 * time.Millisecond
 )
 
 // budgetChunk is how many page requests a node reserves from the crawl's
@@ -105,7 +106,7 @@ func (n *Node) Forward(e frontier.Entry) bool {
 // send adds e to the batch of partition p: a link, or an entry queued
 // here (see appendLink).
 func (n *Node) send(p int, e frontier.Entry, queued bool) {
-	if n.outLinks == 0 && len(n.toAck) == 0 {
+	if n.outLinks == 0 {
 		n.pending = time.Now()
 	}
 	n.room(p)
@@ -159,8 +160,8 @@ func (n *Node) Receive() []frontier.Entry {
 			_ = m.Term()
 			continue
 		}
-		if n.outLinks == 0 && len(n.toAck) == 0 {
-			n.pending = time.Now()
+		if len(n.toAck) == 0 {
+			n.ackDue = time.Now().Add(ackEvery)
 		}
 		n.toAck = append(n.toAck, m)
 	}
@@ -213,24 +214,30 @@ func (n *Node) Finished() bool {
 	return n.finished.Load()
 }
 
-// Commit ends a step. Its links for other partitions, and the batches it
-// discovered, wait (up to syncEvery) to be sent and acknowledged together;
-// the local frontier commits its steps only then, so that no link it
-// marked seen here is lost with an unsent batch.
+// Commit ends a step. Its links for other partitions wait (up to
+// syncEvery) to be sent together, and the local frontier commits the
+// step only once they are sent, so that no link marked seen here is lost
+// with an unsent batch. The batches received wait (up to ackEvery) for a
+// flush of the local frontier, after which they are acknowledged.
 func (n *Node) Commit() error {
 	if n.err != nil {
 		return n.err
 	}
-	if n.outLinks == 0 && len(n.toAck) == 0 {
-		if n.commit != nil {
-			return n.commit.Commit()
+	if n.outLinks > 0 || len(n.sealed) > 0 {
+		if time.Since(n.pending) < syncEvery && n.outLinks < maxPending {
+			return nil
 		}
-		return nil
+		if err := n.publish(); err != nil {
+			return err
+		}
 	}
-	if time.Since(n.pending) < syncEvery && n.outLinks < maxPending {
-		return nil
+	if len(n.toAck) > 0 && !time.Now().Before(n.ackDue) {
+		return n.sync()
 	}
-	return n.sync()
+	if n.commit != nil {
+		return n.commit.Commit()
+	}
+	return nil
 }
 
 // Flush sends what waits, makes the local frontier's steps durable, and

@@ -107,7 +107,8 @@ type Node struct {
 	sealed    []sealed             // and full batches
 	outLinks  int                  // links in out
 	toAck     []jetstream.Msg      // batches received and discovered, acked after the next durable commit
-	pending   time.Time            // when out or toAck stopped being empty
+	pending   time.Time            // when out stopped being empty
+	ackDue    time.Time            // when toAck is to be acknowledged
 	inflight  int                  // entries handed out and not Done
 	partOut   [Partitions]int      // of those, per partition
 	allowance int64                // budgeted requests reserved and not yet handed out
