@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"crawler/canon"
 	"crawler/frontier"
@@ -46,6 +47,24 @@ func appendSeen(b []byte, fp uint64) []byte {
 	return binary.BigEndian.AppendUint64(b, fp)
 }
 
+// appendHold appends to a batch a host of a partition handed over and the
+// time before which it may not be contacted: its pacing goes with it.
+func appendHold(b []byte, host string, at time.Time) []byte {
+	if len(b) == 0 {
+		b = append(b, batchVersion)
+	}
+	b = append(b, 3)
+	b = binary.AppendUvarint(b, uint64(len(host)))
+	b = append(b, host...)
+	return binary.BigEndian.AppendUint64(b, uint64(at.UnixNano()))
+}
+
+// hold is a host's pacing, handed over.
+type hold struct {
+	host string
+	at   time.Time
+}
+
 var errBatch = errors.New("cluster: malformed batch of links")
 
 // batch is a decoded batch: links to test, entries to queue, fingerprints
@@ -53,6 +72,7 @@ var errBatch = errors.New("cluster: malformed batch of links")
 type batch struct {
 	links, queued []frontier.Entry
 	seen          []uint64
+	holds         []hold
 }
 
 // decode appends the contents of batch b to d; on an error, d is
@@ -61,7 +81,7 @@ func (d *batch) decode(b []byte) error {
 	if len(b) == 0 || b[0] != batchVersion {
 		return errBatch
 	}
-	links, queued, seen := d.links, d.queued, d.seen
+	links, queued, seen, holds := d.links, d.queued, d.seen, d.holds
 	b = b[1:]
 	num := func() (int, bool) {
 		v, n := binary.Uvarint(b)
@@ -83,6 +103,17 @@ func (d *batch) decode(b []byte) error {
 	for len(b) > 0 {
 		flag := b[0]
 		b = b[1:]
+		if flag == 3 {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || n > uint64(len(b)-k) || len(b)-k-int(n) < 8 {
+				return errBatch
+			}
+			host := string(b[k : k+int(n)])
+			b = b[k+int(n):]
+			holds = append(holds, hold{host, time.Unix(0, int64(binary.BigEndian.Uint64(b)))})
+			b = b[8:]
+			continue
+		}
 		if flag == 2 {
 			if len(b) < 8 {
 				return errBatch
@@ -108,6 +139,6 @@ func (d *batch) decode(b []byte) error {
 			links = append(links, e)
 		}
 	}
-	d.links, d.queued, d.seen = links, queued, seen
+	d.links, d.queued, d.seen, d.holds = links, queued, seen, holds
 	return nil
 }

@@ -46,6 +46,9 @@ func (n *Node) Len() int { return n.local.Len() }
 // is waiting to take is put back for a tick.
 func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 	n.takeDrains()
+	if n.lapsed(now) {
+		return frontier.Entry{}, false, now.Add(n.tick) // its leases may be another node's soon
+	}
 	for {
 		if n.cfg.MaxPages > 0 && n.allowance == 0 && !n.reserve() {
 			return frontier.Entry{}, false, time.Time{}
@@ -153,7 +156,7 @@ func (n *Node) Receive() []frontier.Entry {
 		n.fail(err)
 	}
 	in := &n.in
-	in.links, in.queued, in.seen = in.links[:0], in.queued[:0], in.seen[:0]
+	in.links, in.queued, in.seen, in.holds = in.links[:0], in.queued[:0], in.seen[:0], in.holds[:0]
 	for _, m := range msgs {
 		if err := in.decode(m.Data()); err != nil {
 			n.log.Error("cluster: batch refused", "subject", m.Subject(), "err", err)
@@ -168,6 +171,11 @@ func (n *Node) Receive() []frontier.Entry {
 	for _, fp := range in.seen {
 		if n.cfg.Seen != nil {
 			n.cfg.Seen.Add(fp)
+		}
+	}
+	for _, h := range in.holds {
+		if n.drainer != nil {
+			n.drainer.Hold(h.host, h.at)
 		}
 	}
 	for _, e := range in.queued {
@@ -389,7 +397,13 @@ func (n *Node) takeDrains() {
 				b = nil
 			}
 		}
-		for _, e := range n.drainer.Drain(func(host string) bool { return PartitionOf(host) == p }) {
+		inP := func(host string) bool { return PartitionOf(host) == p }
+		for _, e := range n.drainer.Drain(inP, func(host string, at time.Time) {
+			if len(b) >= maxMessage {
+				seal()
+			}
+			b = appendHold(b, host, at)
+		}) {
 			if len(b) >= maxMessage {
 				seal()
 			}

@@ -137,6 +137,7 @@ type Node struct {
 	wg     sync.WaitGroup
 	held   map[int]*lease // the background goroutine's
 	closed atomic.Bool
+	alive  atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
 }
 
 // Roles of a partition on a node.
@@ -149,19 +150,23 @@ const (
 // lease is a partition held by this node.
 type lease struct {
 	rev      uint64                   // revision of the lease's key
-	until    time.Time                // when this node stops using it unless renewed
 	consumer jetstream.ConsumeContext // the partition's consumer
 	draining bool                     // being given up
 	drained  chan int                 // answered by the crawler's goroutine
 }
 
-// Drainer is a frontier that can give up the waiting entries of some hosts,
-// which a node does to hand a partition over to a node that joined.
-// store.Frontier is one.
+// Drainer is a frontier that can give up the waiting entries of some
+// hosts, with their pacing, which a node does to hand a partition over
+// to a node that joined, and take a host's pacing from the node that
+// handed it over. store.Frontier is one.
 type Drainer interface {
 	// Drain removes and returns the waiting entries of the hosts for which
-	// match returns true. Entries handed out and not yet Done are left.
-	Drain(match func(host string) bool) []frontier.Entry
+	// match returns true; entries handed out and not yet Done are left.
+	// It calls ready with each such host not to be contacted before a
+	// time to come, and that time.
+	Drain(match func(host string) bool, ready func(host string, at time.Time)) []frontier.Entry
+	// Hold makes host wait until until, if it would not already.
+	Hold(host string, until time.Time)
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -233,18 +238,31 @@ func cmpOr(s, def string) string {
 // crawl's version.
 func (n *Node) setUp(ctx context.Context) error {
 	name := n.cfg.Crawl
+	// Made by the first node, opened by the others: an existing stream or
+	// bucket is not updated (an update racing another node's consumers
+	// upsets the server).
 	var err error
-	n.stream, err = n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:      "CRAWL_" + name,
 		Subjects:  []string{n.subject + "*", n.handoff + "*"},
 		Retention: jetstream.WorkQueuePolicy,
 		Storage:   jetstream.FileStorage,
-	})
+	}
+	if n.stream, err = n.js.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+		if n.stream, err = n.js.CreateStream(ctx, cfg); err != nil {
+			n.stream, err = n.js.Stream(ctx, cfg.Name) // made by another node meanwhile
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("cluster: stream of crawl %q: %w", name, err)
 	}
 	kv := func(bucket string, ttl time.Duration) (jetstream.KeyValue, error) {
-		b, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, TTL: ttl, Storage: jetstream.FileStorage})
+		b, err := n.js.KeyValue(ctx, bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			if b, err = n.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, TTL: ttl, Storage: jetstream.FileStorage}); err != nil {
+				b, err = n.js.KeyValue(ctx, bucket)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster: bucket %s: %w", bucket, err)
 		}
@@ -253,7 +271,7 @@ func (n *Node) setUp(ctx context.Context) error {
 	if n.members, err = kv("crawl_"+name+"_members", n.cfg.Lease); err != nil {
 		return err
 	}
-	if n.leases, err = kv("crawl_"+name+"_leases", n.cfg.Lease); err != nil {
+	if n.leases, err = kv("crawl_"+name+"_leases", 0); err != nil {
 		return err
 	}
 	if n.state, err = kv("crawl_"+name, 0); err != nil {
@@ -327,9 +345,11 @@ func (n *Node) report(ctx context.Context, idle *bool) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	if _, err := n.members.Put(ctx, n.cfg.Node, b); err != nil {
 		return err
 	}
+	n.alive.Store(start.Add(n.cfg.Lease - 2*n.tick).UnixNano())
 	n.idle = st.Idle
 	return nil
 }
@@ -512,11 +532,14 @@ func (n *Node) doneEverywhere(ctx context.Context) bool {
 // hold.
 func (n *Node) balance(ctx context.Context) {
 	names, err := n.members.Keys(ctx)
-	if err != nil {
-		n.log.Warn("cluster: members", "err", err)
-		n.expire()
+	n.expire()
+	if err != nil || n.lapsed(time.Now()) {
+		if err != nil {
+			n.log.Warn("cluster: members", "err", err)
+		}
 		return
 	}
+	live := slices.Clone(names)
 	if !slices.Contains(names, n.cfg.Node) {
 		names = append(names, n.cfg.Node)
 	}
@@ -528,53 +551,51 @@ func (n *Node) balance(ctx context.Context) {
 			n.drainStep(ctx, p, l)
 		case l != nil && owner != n.cfg.Node && n.drainer != nil:
 			n.startDrain(p, l)
-		case l != nil:
-			n.renew(ctx, p, l)
-		case owner == n.cfg.Node:
-			n.take(ctx, p)
+		case l == nil && owner == n.cfg.Node:
+			n.take(ctx, p, live)
 		}
 	}
-	n.expire()
 }
 
-// expire stops the use of leases not renewed in time.
+// expire gives up the partitions held, if the node's heartbeat was not
+// renewed in time: other nodes may take them once it expires. Those the
+// node should still hold it takes back (and checks that no other node
+// took them meanwhile) once its heartbeat is renewed.
 func (n *Node) expire() {
-	now := time.Now()
+	if !n.lapsed(time.Now()) {
+		return
+	}
 	for p, l := range n.held {
-		if now.After(l.until) && !l.draining {
-			n.log.Warn("cluster: lease not renewed in time; partition left", "partition", p)
+		if !l.draining {
+			n.log.Warn("cluster: heartbeat not renewed in time; partition left", "partition", p)
 			n.drop(p, l)
 		}
 	}
 }
 
+// lapsed reports whether, at now, the node's last heartbeat is too old for
+// it to use its leases: a lease lives as long as its holder's heartbeat,
+// and the node stops using it two ticks before the heartbeat can expire.
+func (n *Node) lapsed(now time.Time) bool { return now.UnixNano() > n.alive.Load() }
+
 func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
 
-// renew renews the lease of p.
-func (n *Node) renew(ctx context.Context, p int, l *lease) {
-	start := time.Now()
-	rev, err := n.leases.Update(ctx, leaseKey(p), []byte(n.cfg.Node), l.rev)
-	switch {
-	case err == nil:
-		l.rev, l.until = rev, start.Add(n.cfg.Lease-2*n.tick)
-	case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyNotFound):
-		n.log.Warn("cluster: lease lost", "partition", p, "err", err)
-		n.drop(p, l)
-	default:
-		n.log.Warn("cluster: renew lease", "partition", p, "err", err)
-	}
-}
-
-// take takes the lease of p if it is free or this node's own (left by a
-// process of this node that was killed), and starts its consumer.
-func (n *Node) take(ctx context.Context, p int) {
-	start := time.Now()
+// take takes the lease of p if it is free, this node's own (left by this
+// node before a restart or a lapse of its heartbeat), or held by a node
+// not among live (whose heartbeat expired), and starts its consumer. A
+// lease has no expiry of its own: it lives as long as its holder's
+// heartbeat, so that a node renews one key a tick, not one per partition.
+func (n *Node) take(ctx context.Context, p int, live []string) {
 	key := leaseKey(p)
 	rev, err := n.leases.Create(ctx, key, []byte(n.cfg.Node))
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		e, gerr := n.leases.Get(ctx, key)
-		if gerr != nil || string(e.Value()) != n.cfg.Node {
-			n.roles[p].Store(awaiting) // another node holds it: wait for it to drain or expire
+		if gerr != nil {
+			n.roles[p].Store(awaiting)
+			return
+		}
+		if holder := string(e.Value()); holder != n.cfg.Node && slices.Contains(live, holder) {
+			n.roles[p].Store(awaiting) // a live node holds it: wait for it to hand it over
 			return
 		}
 		rev, err = n.leases.Update(ctx, key, []byte(n.cfg.Node), e.Revision())
@@ -583,7 +604,7 @@ func (n *Node) take(ctx context.Context, p int) {
 		n.roles[p].Store(awaiting)
 		return
 	}
-	l := &lease{rev: rev, until: start.Add(n.cfg.Lease - 2*n.tick)}
+	l := &lease{rev: rev}
 	if err := n.consume(ctx, p, l); err != nil {
 		n.log.Warn("cluster: consumer", "partition", p, "err", err)
 		_ = n.leases.Delete(ctx, key, jetstream.LastRevision(rev))
@@ -692,8 +713,8 @@ func (n *Node) startDrain(p int, l *lease) {
 	n.signal()
 }
 
-// drainStep renews p's lease while the crawler's goroutine drains it, and
-// releases it once drained.
+// drainStep releases p's lease once the crawler's goroutine has drained
+// it.
 func (n *Node) drainStep(ctx context.Context, p int, l *lease) {
 	select {
 	case <-l.drained:
@@ -703,6 +724,5 @@ func (n *Node) drainStep(ctx context.Context, p int, l *lease) {
 		delete(n.held, p)
 		n.log.Info("cluster: partition handed over", "partition", p)
 	default:
-		n.renew(ctx, p, l)
 	}
 }

@@ -259,15 +259,21 @@ func decodeEntry(b []byte, host string) (frontier.Entry, error) {
 }
 
 // Drain removes the waiting entries of the hosts for which match returns
-// true, in the step in progress, and returns them in each host's order.
-// Entries handed out stay until Done; hosts keep their ready times. A
-// node of a cluster drains the hosts of a partition it hands over.
-func (f *Frontier) Drain(match func(host string) bool) []frontier.Entry {
+// true, in the step in progress, and returns them in each host's order;
+// it calls ready with each such host that may not be contacted before a
+// time to come, and that time. Entries handed out stay until Done; hosts
+// keep their ready times. A node of a cluster drains the hosts of a
+// partition it hands over.
+func (f *Frontier) Drain(match func(host string) bool, ready func(host string, at time.Time)) []frontier.Entry {
 	s := (*Store)(f)
+	now := time.Now()
 	var out []frontier.Entry
 	for _, h := range s.hosts {
-		if h.count == 0 || !match(h.name) {
+		if !match(h.name) {
 			continue
+		}
+		if h.readyAt.After(now) && ready != nil {
+			ready(h.name, h.readyAt)
 		}
 		for h.count > 0 && s.fill(h) && len(h.head) > 0 {
 			for _, q := range h.head {
@@ -284,4 +290,22 @@ func (f *Frontier) Drain(match func(host string) bool) []frontier.Entry {
 		}
 	}
 	return out
+}
+
+// Hold makes host wait until the time until before it is contacted, if
+// that is later than it would be, in the step in progress: a node of a
+// cluster holds the hosts of a partition handed over to it as their last
+// holder had them.
+func (f *Frontier) Hold(host string, until time.Time) {
+	s := (*Store)(f)
+	h := s.host(host)
+	if !until.After(h.readyAt) {
+		return
+	}
+	h.readyAt = until
+	s.writeHost(h)
+	if h.heap != nil {
+		h.heap.remove(h)
+	}
+	s.schedule(h)
 }

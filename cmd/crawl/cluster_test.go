@@ -48,7 +48,7 @@ func TestClusterProcesses(t *testing.T) {
 	for _, kill := range []bool{false, true} {
 		t.Run(fmt.Sprint("kill=", kill), func(t *testing.T) {
 			s := startNATS(t)
-			w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 30, PagesPerHost: 20, Latency: 5 * time.Millisecond})
+			w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 20, PagesPerHost: 15, Latency: 5 * time.Millisecond})
 			defer w.Close()
 			const workers = 4
 			dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
@@ -64,7 +64,7 @@ func TestClusterProcesses(t *testing.T) {
 							errs[i] = err
 							return
 						}
-						for w.TotalRequests() < 150 {
+						for w.TotalRequests() < 100 {
 							time.Sleep(time.Millisecond)
 						}
 						cmd.Process.Signal(syscall.SIGKILL)
