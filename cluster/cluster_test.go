@@ -301,3 +301,63 @@ func TestNATSRestart(t *testing.T) {
 	checkOnce(t, w)
 	checkOneAtATime(t, w)
 }
+
+// A node that leaves for good: once its heartbeat expires, the others take
+// its partitions and finish the crawl. What it had queued is lost to the
+// crawl (it stays in its state directory), but for the URLs linked again
+// from pages fetched after it left; what it had seen is lost too, so the
+// others may fetch again a page it fetched.
+func TestLeave(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 30)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	nodes := make([]*node, 3)
+	ctx2, leave := context.WithCancel(t.Context())
+	defer leave()
+	for i := range 3 {
+		ctx := t.Context()
+		if i == 2 {
+			ctx = ctx2
+		}
+		wg.Go(func() {
+			nodes[i], errs[i] = run(ctx, t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{}, nil)
+		})
+	}
+	for w.TotalRequests() < 1000 {
+		time.Sleep(time.Millisecond)
+	}
+	leave()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("the nodes that stayed: %v, %v", errs[0], errs[1])
+	}
+	if !errors.Is(errs[2], context.Canceled) {
+		t.Errorf("the node that left: %v", errs[2])
+	}
+	ms, err := nodes[0].n.Members(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for _, m := range ms {
+		if m.Node != "n2" {
+			held += m.Held
+		}
+	}
+	if held != cluster.Partitions {
+		t.Errorf("the nodes that stayed hold %d partitions, want all %d", held, cluster.Partitions)
+	}
+	missed, twice := w.Coverage(w.Seeds()...)
+	left := nodes[2].c.Stats().Requests
+	t.Logf("left after %d requests; %d pages missed (queued at the node that left), %d fetched again (its seen-set went with it)", left, missed, twice)
+	// The server also saw the requests the node had in flight as it
+	// left, which its Stats do not count: at most one a worker.
+	if int64(twice) > left+int64(nodes[2].c.Workers) {
+		t.Errorf("%d pages fetched twice, more than the %d the node that left fetched (and %d in flight)", twice, left, nodes[2].c.Workers)
+	}
+	if missed > len(w.Depths(w.Seeds()...))/3 {
+		t.Errorf("%d pages missed: more than the node that left can have held", missed)
+	}
+	checkOneAtATime(t, w)
+}

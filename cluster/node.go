@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +22,9 @@ import (
 	"crawler/seen"
 )
 
-// DefaultLease is how long a node's heartbeat and its partition leases
-// live in NATS without being renewed; nodes renew them every fifth of it.
+// DefaultLease is how long a node's heartbeat, and with it its partition
+// leases, live in NATS without being renewed; nodes renew it every fifth
+// of that.
 const DefaultLease = 5 * time.Second
 
 // version is written in the crawl's state bucket by its first node; a
@@ -50,11 +52,11 @@ type Config struct {
 	// Node names this node, unique among the crawl's live nodes and the
 	// same when it restarts from its state: letters, digits, '-' and '_'.
 	Node string
-	// Lease is how long a heartbeat and a partition lease live without
-	// renewal; 0 means DefaultLease. A node that stops renewing (killed,
-	// or cut off from NATS) stops fetching its partitions' hosts three
-	// fifths of it after its last renewal, and its partitions go to other
-	// nodes once the whole lease has passed.
+	// Lease is how long a node's heartbeat, and with it its partition
+	// leases, live without renewal; 0 means DefaultLease. A node that stops
+	// renewing (killed, or cut off from NATS) stops fetching three fifths
+	// of it after its last renewal, and its partitions may go to other
+	// nodes once the whole of it has passed.
 	Lease time.Duration
 	// MaxPages, if positive, bounds the page requests of the whole
 	// crawl, all nodes and runs together. Nodes reserve requests from a
@@ -94,13 +96,15 @@ type Node struct {
 	tick    time.Duration
 	boot    string // this process's nonce, in its heartbeat
 
-	js      jetstream.JetStream
-	stream  jetstream.Stream
-	members jetstream.KeyValue // node name -> status (TTL: Lease)
-	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
-	state   jetstream.KeyValue // version, spent budget (no TTL)
-	subject string             // prefix of the partitions' subjects
-	handoff string             // and of their handover subjects
+	js        jetstream.JetStream
+	stream    jetstream.Stream
+	members   jetstream.KeyValue // node name -> status (TTL: Lease)
+	memberLog jetstream.Stream   // the members bucket's stream
+	memberKey string             // subject prefix of its keys
+	leases    jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
+	state     jetstream.KeyValue // version, spent budget (no TTL)
+	subject   string             // prefix of the partitions' subjects
+	handoff   string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
 	out       [Partitions][]byte   // links to send, per partition
@@ -151,6 +155,7 @@ const (
 type lease struct {
 	rev      uint64                   // revision of the lease's key
 	consumer jetstream.ConsumeContext // the partition's consumer
+	handoff  jetstream.Consumer       // of its handover subject
 	draining bool                     // being given up
 	drained  chan int                 // answered by the crawler's goroutine
 }
@@ -271,6 +276,10 @@ func (n *Node) setUp(ctx context.Context) error {
 	if n.members, err = kv("crawl_"+name+"_members", n.cfg.Lease); err != nil {
 		return err
 	}
+	if n.memberLog, err = n.js.Stream(ctx, "KV_crawl_"+name+"_members"); err != nil {
+		return fmt.Errorf("cluster: bucket crawl_%s_members: %w", name, err)
+	}
+	n.memberKey = "$KV.crawl_" + name + "_members."
 	if n.leases, err = kv("crawl_"+name+"_leases", 0); err != nil {
 		return err
 	}
@@ -379,13 +388,10 @@ func (n *Node) countActive() int {
 
 // Members returns the status of the crawl's live nodes, by name.
 func (n *Node) Members(ctx context.Context) ([]Status, error) {
-	names, err := n.members.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return nil, nil
-	} else if err != nil {
+	names, err := n.liveNames(ctx)
+	if err != nil {
 		return nil, err
 	}
-	slices.Sort(names)
 	var out []Status
 	for _, name := range names {
 		e, err := n.members.Get(ctx, name)
@@ -401,6 +407,23 @@ func (n *Node) Members(ctx context.Context) ([]Status, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// liveNames returns the names of the crawl's live nodes, sorted: the keys
+// of the members bucket, read in one request from the state of the
+// bucket's stream. (The bucket's Keys, a watch, misses keys renewed while
+// it reads: a node that left out a live one would take its partitions.)
+func (n *Node) liveNames(ctx context.Context) ([]string, error) {
+	info, err := n.memberLog.Info(ctx, jetstream.WithSubjectFilter(n.memberKey+">"))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(info.State.Subjects))
+	for subject := range info.State.Subjects {
+		names = append(names, strings.TrimPrefix(subject, n.memberKey))
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // Name returns the node's name.
@@ -531,7 +554,7 @@ func (n *Node) doneEverywhere(ctx context.Context) bool {
 // that are free, and gives up (drains) those another live node should
 // hold.
 func (n *Node) balance(ctx context.Context) {
-	names, err := n.members.Keys(ctx)
+	names, err := n.liveNames(ctx)
 	n.expire()
 	if err != nil || n.lapsed(time.Now()) {
 		if err != nil {
@@ -543,6 +566,7 @@ func (n *Node) balance(ctx context.Context) {
 	if !slices.Contains(names, n.cfg.Node) {
 		names = append(names, n.cfg.Node)
 	}
+	n.unstick(ctx)
 	for p := range Partitions {
 		owner := Owner(p, names)
 		l := n.held[p]
@@ -578,6 +602,17 @@ func (n *Node) expire() {
 // and the node stops using it two ticks before the heartbeat can expire.
 func (n *Node) lapsed(now time.Time) bool { return now.UnixNano() > n.alive.Load() }
 
+// isLive reports whether the node holder is live: among live, or, since
+// live was read before this balance began, with a heartbeat now. Only a
+// node whose heartbeat expired may lose its leases.
+func (n *Node) isLive(ctx context.Context, holder string, live []string) bool {
+	if slices.Contains(live, holder) {
+		return true
+	}
+	_, err := n.members.Get(ctx, holder)
+	return !errors.Is(err, jetstream.ErrKeyNotFound)
+}
+
 func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
 
 // take takes the lease of p if it is free, this node's own (left by this
@@ -594,7 +629,7 @@ func (n *Node) take(ctx context.Context, p int, live []string) {
 			n.roles[p].Store(awaiting)
 			return
 		}
-		if holder := string(e.Value()); holder != n.cfg.Node && slices.Contains(live, holder) {
+		if holder := string(e.Value()); holder != n.cfg.Node && n.isLive(ctx, holder, live) {
 			n.roles[p].Store(awaiting) // a live node holds it: wait for it to hand it over
 			return
 		}
@@ -622,7 +657,7 @@ func (n *Node) take(ctx context.Context, p int, live []string) {
 // that the fingerprints it marks seen are marked before any link to the
 // partition is tested here.
 func (n *Node) consume(ctx context.Context, p int, l *lease) error {
-	if err := n.takeHandoff(ctx, p); err != nil {
+	if err := n.takeHandoff(ctx, p, l); err != nil {
 		return err
 	}
 	name := leaseKey(p)
@@ -633,7 +668,10 @@ func (n *Node) consume(ctx context.Context, p int, l *lease) error {
 		Durable:       name,
 		FilterSubject: n.subject + strconv.Itoa(p),
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       time.Minute,
+		// A batch delivered as the connection to NATS broke never
+		// arrives; NATS sends it again after the ack wait. A batch
+		// sent again after all is harmless: its links are seen.
+		AckWait:       n.cfg.Lease,
 		MaxAckPending: 64,
 	})
 	if err != nil {
@@ -651,22 +689,29 @@ func (n *Node) consume(ctx context.Context, p int, l *lease) error {
 // takeHandoff queues, for the crawler's goroutine, the batches a node
 // that held p handed over with it (its waiting entries, and the
 // fingerprints of the URLs it queued), ahead of any other batch of p.
-func (n *Node) takeHandoff(ctx context.Context, p int) error {
+func (n *Node) takeHandoff(ctx context.Context, p int, l *lease) error {
 	name := "h" + strconv.Itoa(p)
 	if err := n.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return err
 	}
-	c, err := n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+	var err error
+	l.handoff, err = n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       name,
 		FilterSubject: n.handoff + strconv.Itoa(p),
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       time.Minute,
+		AckWait:       n.cfg.Lease,
 	})
 	if err != nil {
 		return err
 	}
+	return n.pullHandoff(l)
+}
+
+// pullHandoff queues the handover batches of a partition held here not
+// yet delivered.
+func (n *Node) pullHandoff(l *lease) error {
 	for {
-		b, err := c.FetchNoWait(64)
+		b, err := l.handoff.FetchNoWait(64)
 		if err != nil {
 			return err
 		}
@@ -683,7 +728,60 @@ func (n *Node) takeHandoff(ctx context.Context, p int) error {
 		n.mu.Lock()
 		n.incoming = append(n.incoming, got...)
 		n.mu.Unlock()
+		n.signal()
 	}
+}
+
+// unstick delivers the batches of partitions held here that no consumer
+// would: the handover batches that reached a partition after it was
+// taken (a holder whose heartbeat lapsed hands it over late), and, when
+// the node is idle, batches behind a consumer that counts none pending
+// and none unacknowledged. (A NATS server restarted can restore a
+// consumer's acknowledgements without the stream's removals; the
+// consumer, made anew, delivers them, and those delivered twice are
+// harmless.)
+func (n *Node) unstick(ctx context.Context) {
+	info, err := n.stream.Info(ctx, jetstream.WithSubjectFilter(strings.TrimSuffix(n.subject, "urls.")+">"))
+	if err != nil {
+		return
+	}
+	n.reportMu.Lock()
+	idle := n.idle
+	n.reportMu.Unlock()
+	for subject := range info.State.Subjects {
+		handoff := strings.HasPrefix(subject, n.handoff)
+		p, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(subject, n.handoff), n.subject))
+		l := n.held[p]
+		if err != nil || l == nil || l.draining || l.consumer == nil {
+			continue
+		}
+		if handoff {
+			err = n.pullHandoff(l)
+		}
+		name := leaseKey(p)
+		if handoff {
+			name = "h" + strconv.Itoa(p)
+		}
+		if err == nil && idle && n.stalled(ctx, name) {
+			n.log.Warn("cluster: consumer made anew: it delivered none of its batches", "consumer", name)
+			l.consumer.Stop()
+			err = n.consume(ctx, p, l)
+		}
+		if err != nil {
+			n.log.Warn("cluster: consumer", "partition", p, "err", err)
+		}
+	}
+}
+
+// stalled reports whether the named consumer counts no batch pending and
+// none unacknowledged.
+func (n *Node) stalled(ctx context.Context, name string) bool {
+	c, err := n.stream.Consumer(ctx, name)
+	if err != nil {
+		return false
+	}
+	ci, err := c.Info(ctx)
+	return err == nil && ci.NumPending == 0 && ci.NumAckPending == 0
 }
 
 // drop forgets the lease of p, which this node no longer holds.

@@ -545,3 +545,64 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("%d reads after Prepare's, want at most 1 (for 41)", got-reads)
 	}
 }
+
+// Drain gives up the waiting entries of the hosts matched, in their order,
+// leaves those handed out, and reports the hosts' ready times; Hold makes
+// a host wait. Both are durable with the step.
+func TestDrainHold(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{FS: fs, ExpectedURLs: 1000})
+	f := st.Frontier()
+	for i := range 12 { // more than a host's head in memory
+		f.Push(entry("a.test", i))
+		f.Push(entry("b.test", 100+i))
+	}
+	now := time.Now()
+	out, ok, _ := f.Next(now)
+	if !ok {
+		t.Fatal("nothing handed out")
+	}
+	later := now.Add(time.Hour)
+	f.Done(out, frontier.Result{Retry: true, Next: later}) // out's host waits an hour
+	out, _, _ = f.Next(now)                                // the other host's first
+	ready := map[string]time.Time{}
+	got := f.Drain(func(h string) bool { return h == out.Host }, func(h string, at time.Time) { ready[h] = at })
+	if len(got) != 11 {
+		t.Fatalf("drained %d entries of %s, want its 11 waiting", len(got), out.Host)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].FP <= got[i-1].FP {
+			t.Fatalf("drained out of order: %d then %d", got[i-1].FP, got[i].FP)
+		}
+	}
+	if len(ready) != 0 {
+		t.Errorf("ready times of a host ready now: %v", ready)
+	}
+	if f.Len() != 12 {
+		t.Errorf("Len %d after the drain, want the other host's 12", f.Len())
+	}
+	f.Done(out, frontier.Result{}) // the entry out is done as usual
+	other := "a.test"
+	if out.Host == "a.test" {
+		other = "b.test"
+	}
+	f.Drain(func(h string) bool { return h == other }, func(h string, at time.Time) { ready[h] = at })
+	if !ready[other].Equal(later) {
+		t.Errorf("%s reported ready at %v, want %v", other, ready[other], later)
+	}
+	f.Hold("c.test", later)
+	f.Push(entry("c.test", 500))
+	if e, ok, wake := f.Next(now); ok || !wake.Equal(later) {
+		t.Errorf("Next after a Hold: %v %v, wake %v; want nothing before %v", e.URL, ok, wake, later)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = open(t, fs, store.Options{FS: fs, ExpectedURLs: 1000})
+	if n := st.Frontier().Len(); n != 1 {
+		t.Errorf("reopened with %d entries waiting, want c.test's 1", n)
+	}
+	if _, ok, wake := st.Frontier().Next(now); ok || !wake.Equal(later) {
+		t.Errorf("reopened: the hold on c.test is lost (ok %v, wake %v)", ok, wake)
+	}
+}
