@@ -1,0 +1,38 @@
+package sitemap_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"crawler/sitemap"
+)
+
+// BenchmarkReader reads a full urlset of 50,000 entries, gzipped; bytes
+// per second are of the uncompressed file.
+func BenchmarkReader(b *testing.B) {
+	plain, err := io.ReadAll(&entries{n: sitemap.MaxEntries})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := gzipped(b, plain)
+	b.SetBytes(int64(len(plain)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := sitemap.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != sitemap.MaxEntries {
+			b.Fatalf("%d entries", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/sitemap.MaxEntries, "ns/entry")
+}

@@ -1,0 +1,33 @@
+// Package sitemap reads sitemaps (the sitemaps.org protocol 0.9): XML
+// urlsets and sitemap indexes, and plain-text lists of URLs, each plain or
+// gzip-compressed, one entry at a time.
+//
+//	r, err := sitemap.NewReader(body) // gzip or not, XML or text
+//	if err != nil { … }               // ErrNotSitemap: an HTML page, say
+//	for {
+//		e, err := r.Next()
+//		if err != nil { break }       // io.EOF: the end; ErrTooManyEntries, ErrTooLarge: cut
+//		loc, err := url.Parse(e.Loc)
+//		if err != nil || !sitemap.Allowed(sitemapURL, loc, robotsOrigin) { continue }
+//		… // r.Kind() == sitemap.Index: loc is another sitemap; else a page
+//	}
+//
+// # Limits
+//
+// The protocol bounds a file to 50,000 entries and 50 MiB uncompressed; the
+// Reader stops at either (ErrTooManyEntries, ErrTooLarge) after returning
+// the entries within them, so a gzip bomb or a file of ten million URLs
+// costs at most 50 MiB read. It holds little more than one entry at a
+// time: text between two tags is cut at 256 KiB (ErrTextRun) and a line of
+// a text sitemap at 64 KiB. The XML is read with encoding/xml, which
+// expands no entities but the predefined ones and HTML's (no DTD, so no
+// billion laughs), and leniently: sitemaps in the wild hold URLs with a
+// bare '&'. No Go library for sitemaps was available to us; this one is
+// fuzzed (FuzzReader).
+//
+// # Scope
+//
+// [Allowed] applies the protocol's rule: a sitemap lists URLs of its own
+// scheme, host and port under its own directory, or, if a robots.txt lists
+// it, of that robots.txt's origin.
+package sitemap

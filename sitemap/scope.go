@@ -1,0 +1,51 @@
+package sitemap
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Allowed reports whether the sitemap at sitemap may list loc, by the
+// protocol's rule: loc has the sitemap's scheme, host and port, and a
+// path under the sitemap's directory (a sitemap at /catalog/sitemap.xml
+// may list /catalog/… only). A sitemap that a robots.txt lists may list
+// any URL of that robots.txt's origin too: robotsOrigin is it
+// ("https://example.com", or "https://example.com:8443"), or "" for a
+// sitemap found otherwise. The sitemaps of an index found through
+// robots.txt inherit its robotsOrigin.
+func Allowed(sitemap, loc *url.URL, robotsOrigin string) bool {
+	if loc.Opaque != "" || loc.User != nil {
+		return false
+	}
+	o := Origin(loc)
+	if o == "" {
+		return false
+	}
+	if robotsOrigin != "" && o == robotsOrigin {
+		return true
+	}
+	if o != Origin(sitemap) {
+		return false
+	}
+	dir := sitemap.EscapedPath()
+	dir = dir[:strings.LastIndexByte(dir, '/')+1]
+	return strings.HasPrefix(loc.EscapedPath(), dir) || dir == ""
+}
+
+// Origin returns u's scheme, host and port, lower-cased and without the
+// scheme's default port ("http://example.com"), or "" if u is not an
+// absolute http or https URL.
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	if (scheme != "http" && scheme != "https") || u.Host == "" {
+		return ""
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		return scheme + "://" + host
+	}
+	return scheme + "://" + host + ":" + port
+}

@@ -1,0 +1,401 @@
+package sitemap
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The protocol's limits on one sitemap file, urlset or index.
+const (
+	MaxEntries = 50_000           // entries (URLs, or sitemaps of an index)
+	MaxSize    = 50 * 1024 * 1024 // bytes uncompressed (52,428,800)
+)
+
+// maxRun bounds the bytes between two tags, and maxLine a line of a text
+// sitemap: a loc is at most 2,048 characters, so these are generous, and
+// they bound the memory a hostile file can make the reader hold.
+const (
+	maxRun  = 256 << 10
+	maxLine = 64 << 10
+)
+
+// Errors that end a sitemap early: the entries read before them stand.
+var (
+	ErrTooManyEntries = errors.New("sitemap: more than 50,000 entries; the rest ignored")
+	ErrTooLarge       = errors.New("sitemap: more than 50 MiB uncompressed; the rest ignored")
+	ErrTextRun        = errors.New("sitemap: more than 256 KiB of text between two tags")
+	ErrNotSitemap     = errors.New("sitemap: neither a urlset, a sitemap index nor a list of URLs")
+)
+
+// Kind is what a sitemap file lists.
+type Kind int
+
+const (
+	URLSet Kind = iota + 1 // pages: <urlset><url>…
+	Index                  // other sitemaps: <sitemapindex><sitemap>…
+	Text                   // pages, one URL a line
+)
+
+func (k Kind) String() string {
+	switch k {
+	case URLSet:
+		return "urlset"
+	case Index:
+		return "sitemapindex"
+	case Text:
+		return "text"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Entry is one <url> of a urlset, one <sitemap> of an index, or one line
+// of a text sitemap.
+type Entry struct {
+	Loc string // the URL as written, spaces trimmed; never empty
+	// LastMod is when the page (or the listed sitemap) last changed, if
+	// given in a W3C datetime form; the zero time otherwise.
+	LastMod time.Time
+	// ChangeFreq is "always", "hourly", "daily", "weekly", "monthly",
+	// "yearly" or "never" as given (a hint), or "".
+	ChangeFreq string
+	// Priority is the page's priority among its site's pages, 0 to 1;
+	// 0.5 (the protocol's default) if absent or not a number in range.
+	Priority float64
+}
+
+// DefaultPriority is the priority of an entry that gives none.
+const DefaultPriority = 0.5
+
+// Reader reads the entries of one sitemap file, in order. Use NewReader,
+// then call Next until it returns an error: io.EOF at the end of a
+// well-formed file. The limits of the protocol are enforced as the file is
+// read, so a hostile file costs at most MaxSize bytes read and a few
+// hundred KiB of memory. A Reader is not safe for concurrent use.
+type Reader struct {
+	kind  Kind
+	in    *guard
+	dec   *xml.Decoder
+	lines *bufio.Scanner
+	n     int   // entries returned
+	depth int   // of the XML element open
+	err   error // sticky
+}
+
+// NewReader returns a Reader of the sitemap in r: gzip-compressed or not
+// (told by its first bytes, whatever the Content-Type said), XML or plain
+// text. It reads the file's start to learn its Kind; it returns
+// ErrNotSitemap for XML whose root is neither urlset nor sitemapindex,
+// such as an HTML page.
+func NewReader(r io.Reader) (*Reader, error) {
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("sitemap: gzip: %w", err)
+		}
+		br = bufio.NewReader(z)
+	}
+	g := &guard{r: br}
+	sr := &Reader{in: g}
+	head := bufio.NewReader(g)
+	first, err := firstByte(head)
+	if err != nil {
+		return nil, sr.failStart(err)
+	}
+	if first != '<' {
+		sr.kind = Text
+		sr.lines = bufio.NewScanner(head)
+		sr.lines.Buffer(make([]byte, 0, 4096), maxLine)
+		return sr, nil
+	}
+	g.xml = true
+	sr.dec = xml.NewDecoder(head)
+	sr.dec.Strict = false // sitemaps in the wild hold bare '&' in URLs
+	sr.dec.Entity = xml.HTMLEntity
+	sr.dec.CharsetReader = latin1
+	for {
+		tok, err := sr.dec.Token()
+		if err != nil {
+			return nil, sr.failStart(err)
+		}
+		if start, ok := tok.(xml.StartElement); ok {
+			switch start.Name.Local {
+			case "urlset":
+				sr.kind = URLSet
+			case "sitemapindex":
+				sr.kind = Index
+			default:
+				return nil, ErrNotSitemap
+			}
+			sr.depth = 1
+			return sr, nil
+		}
+	}
+}
+
+// Kind returns what the sitemap lists.
+func (r *Reader) Kind() Kind { return r.kind }
+
+// Next returns the next entry. At the end of the file it returns io.EOF;
+// a file cut by the protocol's limits ends with ErrTooManyEntries or
+// ErrTooLarge, and a malformed one with its error. Errors are sticky.
+func (r *Reader) Next() (Entry, error) {
+	if r.err != nil {
+		return Entry{}, r.err
+	}
+	var e Entry
+	var err error
+	if r.kind == Text {
+		e, err = r.nextLine()
+	} else {
+		e, err = r.nextElement()
+	}
+	if err != nil {
+		r.err = err
+		return Entry{}, err
+	}
+	if r.n == MaxEntries {
+		r.err = ErrTooManyEntries
+		return Entry{}, r.err
+	}
+	r.n++
+	return e, nil
+}
+
+func (r *Reader) nextLine() (Entry, error) {
+	for r.lines.Scan() {
+		line := strings.TrimSpace(strings.TrimPrefix(r.lines.Text(), "\uFEFF"))
+		if line != "" {
+			return Entry{Loc: line, Priority: DefaultPriority}, nil
+		}
+	}
+	if err := r.lines.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Entry{}, fmt.Errorf("sitemap: a line longer than %d bytes", maxLine)
+		}
+		return Entry{}, r.fail(err)
+	}
+	return Entry{}, io.EOF
+}
+
+// nextElement reads up to the end of the next <url> or <sitemap> that
+// has a loc. Only the loc, lastmod, changefreq and priority directly in
+// it count: an extension's <image:loc>, one level deeper, does not.
+func (r *Reader) nextElement() (Entry, error) {
+	var e Entry
+	var field *string
+	var text strings.Builder
+	var lastmod, priority string
+	for {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return Entry{}, r.fail(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			r.depth++
+			if r.depth == 2 {
+				e, lastmod, priority = Entry{}, "", ""
+			}
+			field = nil
+			if r.depth == 3 {
+				switch t.Name.Local {
+				case "loc":
+					field = &e.Loc
+				case "lastmod":
+					field = &lastmod
+				case "changefreq":
+					field = &e.ChangeFreq
+				case "priority":
+					field = &priority
+				}
+				text.Reset()
+			}
+		case xml.CharData:
+			if field != nil && text.Len() < maxLine {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			if r.depth == 3 && field != nil {
+				*field = strings.TrimSpace(text.String())
+				field = nil
+			}
+			r.depth--
+			if r.depth == 1 && e.Loc != "" {
+				e.LastMod = ParseLastMod(lastmod)
+				e.ChangeFreq = changeFreq(e.ChangeFreq)
+				e.Priority = parsePriority(priority)
+				return e, nil
+			}
+			if r.depth == 0 {
+				return Entry{}, io.EOF
+			}
+		}
+	}
+}
+
+// fail turns the error of a read into the Reader's: the guard's limits
+// come through the XML decoder wrapped in its syntax errors, if at all.
+func (r *Reader) fail(err error) error {
+	if r.in.err != nil {
+		return r.in.err
+	}
+	if err == io.EOF {
+		if r.kind != 0 && r.kind != Text {
+			return fmt.Errorf("sitemap: %w", io.ErrUnexpectedEOF) // the root was not closed
+		}
+		return io.EOF
+	}
+	return fmt.Errorf("sitemap: %w", err)
+}
+
+// failStart is fail for an error before the file's kind is known: a file
+// that ends there is no sitemap.
+func (r *Reader) failStart(err error) error {
+	if err == io.EOF && r.in.err == nil {
+		return ErrNotSitemap
+	}
+	return r.fail(err)
+}
+
+// firstByte returns the first byte of r that is not a byte-order mark or
+// white space, leaving it unread.
+func firstByte(r *bufio.Reader) (byte, error) {
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 0xEF: // the UTF-8 byte-order mark, EF BB BF
+			if bom, _ := r.Peek(2); len(bom) == 2 && bom[0] == 0xBB && bom[1] == 0xBF {
+				r.Discard(2)
+				continue
+			}
+		}
+		return b, r.UnreadByte()
+	}
+}
+
+// guard passes a sitemap's uncompressed bytes through, and fails the read
+// that goes past MaxSize, or, in XML, past maxRun bytes with no '<'.
+type guard struct {
+	r    io.Reader
+	xml  bool
+	read int64
+	run  int // bytes since the last '<'
+	err  error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if room := MaxSize + 1 - g.read; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := g.r.Read(p)
+	g.read += int64(n)
+	if g.read > MaxSize {
+		g.err = ErrTooLarge
+		return 0, g.err
+	}
+	if g.xml {
+		if i := bytes.LastIndexByte(p[:n], '<'); i >= 0 {
+			g.run = n - 1 - i
+		} else {
+			g.run += n
+		}
+		if g.run > maxRun {
+			g.err = ErrTextRun
+			return 0, g.err
+		}
+	}
+	return n, err
+}
+
+// latin1 decodes the one legacy charset seen in sitemaps; the protocol
+// asks for UTF-8, which needs no reader.
+func latin1(charset string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(charset) {
+	case "iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii":
+		return &latin1Reader{r: bufio.NewReader(input)}, nil
+	}
+	return nil, fmt.Errorf("sitemap: charset %q (the protocol asks for UTF-8)", charset)
+}
+
+type latin1Reader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	for len(l.buf) < len(p) {
+		b, err := l.r.ReadByte()
+		if err != nil {
+			if len(l.buf) > 0 {
+				break
+			}
+			return 0, err
+		}
+		l.buf = append(l.buf, string(rune(b))...)
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
+}
+
+var lastModForms = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05",
+	"2006-01-02",
+	"2006-01",
+	"2006",
+}
+
+// ParseLastMod parses a lastmod: a W3C datetime (YYYY, YYYY-MM,
+// YYYY-MM-DD, with hh:mm, :ss and fractions, and a zone), and, leniently,
+// the same with no zone (taken as UTC) or a space for the 'T'. It returns
+// the zero time for anything else.
+func ParseLastMod(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	for _, form := range lastModForms {
+		if t, err := time.Parse(form, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+func changeFreq(s string) string {
+	switch s = strings.ToLower(s); s {
+	case "always", "hourly", "daily", "weekly", "monthly", "yearly", "never":
+		return s
+	}
+	return ""
+}
+
+func parsePriority(s string) float64 {
+	p, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(p >= 0 && p <= 1) {
+		return DefaultPriority
+	}
+	return p
+}
