@@ -51,6 +51,20 @@ var (
 	ErrHostRetired = errors.New("crawler: host retired")
 )
 
+// SitemapPolicy says which sitemaps a Crawler reads. When a host's
+// robots.txt is fetched, the sitemaps to read are scheduled like links of
+// the page that asked for it; a response that is a sitemap (an XML urlset
+// or sitemap index, gzipped or not, or a text list of URLs that robots.txt
+// or an index listed) has for links the URLs it lists within the
+// protocol's scope (see package sitemap), each sitemap of an index too.
+type SitemapPolicy int
+
+const (
+	SitemapsListed SitemapPolicy = iota // those robots.txt lists (no request more on a host that lists none)
+	SitemapsAll                         // those, and each host's /sitemap.xml (a request more a host)
+	SitemapsOff                         // none
+)
+
 // Crawler crawls the web from seed URLs. Set its fields, then call Run. The
 // zero value crawls politely: robots.txt obeyed, one request at a time per
 // host, a second between them, breadth-first, every http(s) link followed.
@@ -120,6 +134,9 @@ type Crawler struct {
 	MaxBytes int64
 	// IgnoreRobots, if set, fetches without asking robots.txt.
 	IgnoreRobots bool
+	// Sitemaps says which sitemaps are read; the zero value,
+	// SitemapsListed, reads those robots.txt files list.
+	Sitemaps SitemapPolicy
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
 	// meta robots says nofollow.
 	IgnoreNoFollow bool
@@ -339,8 +356,12 @@ type run struct {
 	// on disk.
 	trackDepths bool
 
-	seeds        map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
-	seedsRefused atomic.Int64    // of those, how many were refused their address
+	seeds map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
+	// sitemaps maps the fingerprint of each sitemap URL that a robots.txt
+	// listed (or an index found through one) to that robots.txt's origin,
+	// which the sitemap may list URLs of. Workers only.
+	sitemaps     sync.Map
+	seedsRefused atomic.Int64 // of those, how many were refused their address
 	firstRefusal atomic.Pointer[error]
 }
 

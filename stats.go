@@ -97,6 +97,8 @@ type Stats struct {
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
+	Sitemaps         int64            // responses read as sitemaps (urlsets, indexes, text lists)
+	SitemapURLs      int64            // URLs they listed within the protocol's scope, before the crawl's Scope
 	Forwarded        int64            // links sent to the part of a shared crawl that holds their host (frontier.Exchanger)
 	Received         int64            // links received from other parts of a shared crawl, before the URL-seen test
 	Seen             int              // URLs in the seen-set
@@ -144,6 +146,8 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.Received += s.Received
 	sum.DuplicateContent += s.DuplicateContent
 	sum.DepthRefetches += s.DepthRefetches
+	sum.Sitemaps += s.Sitemaps
+	sum.SitemapURLs += s.SitemapURLs
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
 		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
@@ -224,6 +228,8 @@ type counters struct {
 	traps            [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
 	duplicateContent atomic.Int64
 	depthRefetches   atomic.Int64
+	sitemaps         atomic.Int64
+	sitemapURLs      atomic.Int64
 	patternsMu       sync.Mutex
 	trapPatterns     []string
 	seen             atomic.Int64
@@ -293,6 +299,8 @@ func (c *counters) snapshot() Stats {
 		Traps:            map[string]int64{},
 		DuplicateContent: c.duplicateContent.Load(),
 		DepthRefetches:   c.depthRefetches.Load(),
+		Sitemaps:         c.sitemaps.Load(),
+		SitemapURLs:      c.sitemapURLs.Load(),
 		Forwarded:        c.forwarded.Load(),
 		Received:         c.received.Load(),
 		Seen:             int(c.seen.Load()),

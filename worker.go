@@ -1,11 +1,15 @@
 package crawler
 
 import (
+	"bytes"
 	"context"
+	"crawler/sitemap"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"crawler/canon"
@@ -153,6 +157,9 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 			return crawlDelay, true
 		}
 	}
+	if fetched && !unavailable && err == nil && r.c.Sitemaps != SitemapsOff {
+		r.robotsSitemaps(u, rules, o)
+	}
 	switch {
 	case unavailable:
 		// RFC 9309: crawl nothing there for now. The URL waits for the
@@ -228,9 +235,16 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 		}
 		return 0, false
 	}
-	// Links are taken from successful HTML pages only: an error page's
-	// links are the site's navigation at best, and a trap at worst.
-	if resp.Status/100 != 2 || !links.IsHTML(p.ContentType, p.Body) {
+	// Links are taken from successful HTML pages and sitemaps only: an
+	// error page's links are the site's navigation at best, and a trap at
+	// worst.
+	if resp.Status/100 != 2 {
+		return 0, false
+	}
+	if !links.IsHTML(p.ContentType, p.Body) {
+		if r.c.Sitemaps != SitemapsOff {
+			p.Links = r.readSitemap(u, e, p.Body)
+		}
 		return 0, false
 	}
 	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
@@ -260,6 +274,83 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
 	}
 	return ex.Content, true
+}
+
+// robotsSitemaps schedules, as links of o's entry, the sitemaps that the
+// robots.txt of u's origin, just fetched, lists, and under SitemapsAll
+// the origin's /sitemap.xml. They are no links of the page: no importance
+// flows along them.
+func (r *run) robotsSitemaps(u *url.URL, rules *politeness.Robots, o *outcome) {
+	origin := sitemap.Origin(u)
+	if origin == "" {
+		return
+	}
+	base, err := url.Parse(origin + "/robots.txt")
+	if err != nil {
+		return
+	}
+	listed := rules.Sitemaps()
+	all := listed
+	if r.c.Sitemaps == SitemapsAll {
+		all = append(all, "/sitemap.xml")
+	}
+	for i, s := range all {
+		l, err := r.canon.Resolve(base, s)
+		if err != nil {
+			continue
+		}
+		if i < len(listed) {
+			r.sitemaps.Store(canon.Fingerprint(l), origin)
+		}
+		r.addLink(o, l, o.entry.Depth+1, 0)
+	}
+	o.linkFPs = o.linkFPs[:0]
+}
+
+// readSitemap returns the URLs that body lists, if it is a sitemap, within
+// the protocol's scope, canonical and each once; nil if it is none. A text
+// list of URLs counts as a sitemap only if robots.txt or an index listed
+// it. MaxLinksPerPage does not apply: the protocol bounds a sitemap to
+// 50,000 URLs.
+func (r *run) readSitemap(u *url.URL, e frontier.Entry, body []byte) []string {
+	v, listed := r.sitemaps.Load(e.FP)
+	robotsOrigin, _ := v.(string)
+	sr, err := sitemap.NewReader(bytes.NewReader(body))
+	if err != nil || sr.Kind() == sitemap.Text && !listed {
+		return nil
+	}
+	r.stats.sitemaps.Add(1)
+	var out []string
+	seen := map[string]struct{}{}
+	for {
+		se, err := sr.Next()
+		if err != nil {
+			if err != io.EOF {
+				r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(out), "err", err)
+			}
+			break
+		}
+		loc, err := url.Parse(se.Loc)
+		if err != nil || !sitemap.Allowed(u, loc, robotsOrigin) {
+			r.stats.outOfScope.Add(1)
+			continue
+		}
+		l, err := r.canon.Resolve(u, se.Loc)
+		if err != nil {
+			r.stats.badLinks.Add(1)
+			continue
+		}
+		if _, dup := seen[l]; dup {
+			continue
+		}
+		seen[l] = struct{}{}
+		if sr.Kind() == sitemap.Index {
+			r.sitemaps.Store(canon.Fingerprint(l), robotsOrigin)
+		}
+		out = append(out, l)
+	}
+	r.stats.sitemapURLs.Add(int64(len(out)))
+	return out
 }
 
 // resolveLinks resolves hrefs against base into canonical URLs, each once
@@ -343,8 +434,8 @@ func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 	if len(p.Links) == 0 {
 		return
 	}
-	o.linkFPs = make([]uint64, 0, len(p.Links))
-	o.links = make([]link, 0, len(p.Links))
+	o.linkFPs = slices.Grow(o.linkFPs, len(p.Links))
+	o.links = slices.Grow(o.links, len(p.Links))
 	for _, l := range p.Links {
 		r.addLink(o, l, e.Depth+1, 0)
 	}

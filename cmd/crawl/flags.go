@@ -36,6 +36,7 @@ type options struct {
 	hostStats          string
 	sameHost, demo     bool
 	ignoreRobots       bool
+	sitemaps           string
 	userAgent, out     string
 	json, verbose      bool
 	progress           time.Duration
@@ -139,6 +140,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout); the file is created before the crawl starts")
 	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
+	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists), all (also each host's /sitemap.xml, one request more a host) or off")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
@@ -179,6 +181,8 @@ func (o *options) validate() error {
 	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
 	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
+	_, ok := sitemapPolicies[o.sitemaps]
+	check(ok, "-sitemaps %q: want listed, all or off", o.sitemaps)
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
 	check(o.cluster == "" || o.state != "" && o.node != "", "-cluster needs -state DIR and -node NAME: a node restarts from its own state")
 	check(o.cluster == "" || o.frontier == "fifo", "-cluster: -frontier %s is not shared between nodes; use fifo", o.frontier)
@@ -214,4 +218,11 @@ func validateSeeds(seeds []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sitemapPolicies maps the values of -sitemaps to the Crawler's.
+var sitemapPolicies = map[string]crawler.SitemapPolicy{
+	"listed": crawler.SitemapsListed,
+	"all":    crawler.SitemapsAll,
+	"off":    crawler.SitemapsOff,
 }

@@ -286,6 +286,7 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		MaxRetries:   o.maxRetries,
 		MaxRate:      o.rate,
 		IgnoreRobots: o.ignoreRobots,
+		Sitemaps:     sitemapPolicies[o.sitemaps],
 		MaxPages:     o.maxPages,
 		MaxBytes:     o.maxBytes,
 		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},

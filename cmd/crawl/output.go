@@ -200,6 +200,8 @@ type summary struct {
 	TrapPatterns     []string         `json:"trap_patterns"`
 	DuplicateContent int64            `json:"duplicate_content"`
 	DepthRefetches   int64            `json:"depth_refetches"`
+	Sitemaps         int64            `json:"sitemaps,omitempty"`
+	SitemapURLs      int64            `json:"sitemap_urls,omitempty"`
 	Forwarded        int64            `json:"forwarded,omitempty"`
 	Received         int64            `json:"received,omitempty"`
 	Seen             int              `json:"seen"`
@@ -217,6 +219,7 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
 		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
 		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent, DepthRefetches: s.DepthRefetches,
+		Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs,
 		Forwarded: s.Forwarded, Received: s.Received,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,

@@ -35,6 +35,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-out", missing}, "-out"},
 		{[]string{"-seen", "cuckoo"}, "-seen"},
 		{[]string{"-frontier", "dfs"}, "-frontier"},
+		{[]string{"-sitemaps", "yes"}, "-sitemaps"},
 		{[]string{"-max-pages", "x"}, "flag -max-pages"},
 		{[]string{"-delay", "1"}, "flag -delay"},
 		{[]string{"-no-such-flag"}, "-no-such-flag"},

@@ -1,0 +1,139 @@
+package crawler_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"crawler"
+)
+
+func gzipString(t *testing.T, s string) string {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte(s))
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func urlsetOf(base string, paths ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "<url><loc>%s%s</loc><lastmod>2026-11-01</lastmod></url>\n", base, p)
+	}
+	b.WriteString("</urlset>")
+	return b.String()
+}
+
+// sitemapSite serves a seed page with no links, and pages no link reaches
+// that sitemaps list: robots.txt -> an index -> a gzipped urlset and a text
+// list, and /sitemap.xml, which robots.txt does not list.
+func sitemapSite(t *testing.T) *site {
+	s := newSite(t, map[string]response{"/": html()})
+	base := s.URL
+	// A gzip bomb: one entry, then 60 MiB of blanks.
+	bomb := urlsetOf(base, "/orphan/before-bomb")
+	bomb = bomb[:len(bomb)-len("</urlset>")] + strings.Repeat(strings.Repeat(" ", 4096)+"<!---->", 60<<20/4100) + "<url><loc>" + base + "/orphan/after-bomb</loc></url></urlset>"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for path, r := range map[string]response{
+		"/robots.txt": {ctype: "text/plain", body: "User-agent: *\nDisallow: /private/\n\nSitemap: " + base + "/maps/index.xml\n"},
+		"/maps/index.xml": {ctype: "application/xml", body: `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+			<sitemap><loc>` + base + `/maps/pages.xml.gz</loc></sitemap>
+			<sitemap><loc>` + base + `/maps/more.txt</loc></sitemap>
+			<sitemap><loc>` + base + `/maps/bomb.xml.gz</loc></sitemap>
+			<sitemap><loc>http://elsewhere.test/maps/x.xml</loc></sitemap>
+		</sitemapindex>`},
+		"/maps/pages.xml.gz": {ctype: "application/x-gzip", body: gzipString(t, urlsetOf(base,
+			"/orphan/1", "/orphan/2", "/orphan/deep/3", "/private/secret"))},
+		"/maps/more.txt":    {ctype: "text/plain", body: base + "/orphan/t1\n" + base + "/orphan/t2\nhttp://elsewhere.test/t3\n"},
+		"/maps/bomb.xml.gz": {ctype: "application/octet-stream", body: gzipString(t, bomb)},
+		"/sitemap.xml":      {ctype: "text/xml", body: urlsetOf(base, "/orphan/s1")},
+		"/notes.txt":        {ctype: "text/plain", body: base + "/orphan/never\n"},
+		"/orphan/1":         html("/notes.txt"),
+		"/private/secret":   html(),
+		"/orphan/never":     html(),
+	} {
+		s.pages[path] = r
+	}
+	for _, p := range []string{"/orphan/2", "/orphan/deep/3", "/orphan/t1", "/orphan/t2", "/orphan/before-bomb", "/orphan/after-bomb", "/orphan/s1"} {
+		s.pages[p] = html()
+	}
+	return s
+}
+
+// Orphan pages that only sitemaps list are fetched: robots.txt line ->
+// index -> gzipped urlset and text list; URLs out of the sitemap's scope,
+// disallowed by robots.txt, or past a gzip bomb's cut are not.
+func TestSitemapsFindOrphans(t *testing.T) {
+	s := sitemapSite(t)
+	var got collect
+	c := fast(&got)
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/maps/index.xml", "/maps/pages.xml.gz", "/maps/more.txt", "/maps/bomb.xml.gz",
+		"/orphan/1", "/orphan/2", "/orphan/deep/3", "/orphan/t1", "/orphan/t2", "/orphan/before-bomb", "/notes.txt"} {
+		if n := s.count(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+	for p, why := range map[string]string{
+		"/private/secret":    "robots.txt disallows it",
+		"/orphan/after-bomb": "it is past the bomb's 50 MiB",
+		"/sitemap.xml":       "robots.txt does not list it (SitemapsListed)",
+		"/orphan/never":      "a text file robots.txt did not list is no sitemap",
+	} {
+		if n := s.count(p); n != 0 {
+			t.Errorf("%s requested %d times, want 0: %s", p, n, why)
+		}
+	}
+	st := c.Stats()
+	if st.Sitemaps != 4 {
+		t.Errorf("Sitemaps = %d, want 4 (index, urlset, text, bomb)", st.Sitemaps)
+	}
+	// index 4 (one out of scope), urlset 4, text 3 (one out), bomb 1
+	if st.SitemapURLs != 3+4+2+1 {
+		t.Errorf("SitemapURLs = %d, want 10", st.SitemapURLs)
+	}
+	if idx := got.pages[s.URL+"/maps/index.xml"]; idx == nil || len(idx.Links) != 3 {
+		t.Errorf("the index's page: %+v, want its 3 sitemaps in scope as Links", idx)
+	}
+}
+
+func TestSitemapPolicies(t *testing.T) {
+	for _, tt := range []struct {
+		policy  crawler.SitemapPolicy
+		fetched []string
+		not     []string
+	}{
+		{crawler.SitemapsAll, []string{"/sitemap.xml", "/orphan/s1", "/orphan/1"}, nil},
+		{crawler.SitemapsOff, nil, []string{"/sitemap.xml", "/maps/index.xml", "/orphan/1"}},
+	} {
+		s := sitemapSite(t)
+		c := fast(nil)
+		c.Sitemaps = tt.policy
+		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range tt.fetched {
+			if s.count(p) != 1 {
+				t.Errorf("policy %d: %s requested %d times, want 1", tt.policy, p, s.count(p))
+			}
+		}
+		for _, p := range tt.not {
+			if s.count(p) != 0 {
+				t.Errorf("policy %d: %s requested %d times, want 0", tt.policy, p, s.count(p))
+			}
+		}
+		if tt.policy == crawler.SitemapsOff && c.Stats().Sitemaps != 0 {
+			t.Errorf("SitemapsOff: %d sitemaps read", c.Stats().Sitemaps)
+		}
+	}
+}
