@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"crawler"
+	"crawler/crawlertest"
 )
 
 func gzipString(t *testing.T, s string) string {
@@ -136,4 +137,34 @@ func TestSitemapPolicies(t *testing.T) {
 			t.Errorf("SitemapsOff: %d sitemaps read", c.Stats().Sitemaps)
 		}
 	}
+}
+
+// On a synthetic web whose robots.txt files list sitemaps, every orphan
+// page (robots.txt -> index -> gzipped urlset or text list) is fetched,
+// once, and every page links reach still is.
+func TestSitemapsSyntheticWeb(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 30, PagesPerHost: 30, Sitemaps: true})
+	defer w.Close()
+	c, got := crawlWeb(t, w, nil)
+	counts := w.RequestCounts()
+	orphans := w.Orphans()
+	if len(orphans) == 0 {
+		t.Fatal("no orphans")
+	}
+	for _, u := range orphans {
+		if counts[u] != 1 || got.pages[u] == nil {
+			t.Errorf("%s requested %d times (handled: %v), want once", u, counts[u], got.pages[u] != nil)
+		}
+	}
+	for u := range w.Depths(w.Seeds()...) {
+		if counts[u] == 0 {
+			t.Errorf("%s, reachable by links, not requested", u)
+		}
+	}
+	st := c.Stats()
+	hosts := len(orphans) / w.OrphansPerHost()
+	if st.Sitemaps != int64(3*hosts) {
+		t.Errorf("Sitemaps = %d, want 3 for each of %d hosts", st.Sitemaps, hosts)
+	}
+	t.Logf("%d orphans on %d hosts found through %d sitemaps listing %d URLs", len(orphans), hosts, st.Sitemaps, st.SitemapURLs)
 }

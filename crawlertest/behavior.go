@@ -228,9 +228,9 @@ func (w *Web) serveRobots(rw http.ResponseWriter, r *http.Request, h, k int) {
 	case !hasRobots(h):
 		writeBody(rw, r, http.StatusNotFound, ctText, []byte(notFoundText))
 	case w.robotsPadded != nil && w.robotsPadded[h] != nil:
-		writeBody(rw, r, http.StatusOK, ctText, w.robotsPadded[h])
+		writeBody(rw, r, http.StatusOK, ctText, w.sitemapLine(w.robotsPadded[h], h))
 	default:
-		writeBody(rw, r, http.StatusOK, ctText, []byte(robotsBody))
+		writeBody(rw, r, http.StatusOK, ctText, w.sitemapLine([]byte(robotsBody), h))
 	}
 }
 

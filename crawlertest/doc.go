@@ -36,6 +36,11 @@
 //	/loop/a, /loop/b     302 and 303 to each other
 //	/missing/<n>         404 with a small HTML body without links
 //
+// With Config.Sitemaps, robots.txt also lists /sitemaps/index.xml, an index
+// of a gzipped urlset (/sitemaps/pages.xml.gz) and a text sitemap
+// (/sitemaps/more.txt) that list orphan pages /orphan/<n>, which no link
+// reaches ([Web.Orphans]).
+//
 // On a good (non-trap) host, anything else, and any URL with a query, is
 // 404 (on hosts with Behavior.RobotsRedirects or RobotsLoop,
 // /robots-hop/<k> is also served: see below). Every page n links to page

@@ -102,6 +102,11 @@ type Config struct {
 	// times (see Web.Log). It is off by default: a large crawl would grow
 	// the log without bound.
 	Log bool
+	// Sitemaps makes every host that serves a robots.txt list a sitemap
+	// index in it, and serve orphan pages that only its sitemaps list (see
+	// Web.Orphans and the package doc). Off, the web is exactly the one
+	// without this field.
+	Sitemaps bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -522,6 +527,12 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	if w.g.isTrap(host) {
 		w.serveTrap(rw, r, host, p, s)
 		return
+	}
+	if w.cfg.Sitemaps && r.URL.RawQuery == "" {
+		if body, ct, ok := w.sitemapFile(host, p); ok {
+			writeBody(rw, r, http.StatusOK, ct, body)
+			return
+		}
 	}
 	res, ok := w.g.route(host, p)
 	if !ok || r.URL.RawQuery != "" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"crawler/crawlertest"
+	"crawler/sitemap"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -796,3 +797,79 @@ func BenchmarkServe(b *testing.B) {
 
 // popular is a small web with skewed link targets (Config.Popularity).
 var popular = crawlertest.Config{Seed: 5, Hosts: 6, PagesPerHost: 40, PageBytes: 1024, OutDegree: 10, MaxChain: 4, Popularity: 1}
+
+// With Config.Sitemaps, robots.txt lists an index whose sitemaps, parsed by
+// package sitemap, list every orphan page of the host, which serves them.
+func TestSitemapsServed(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 4, PagesPerHost: 40, Sitemaps: true})
+	defer w.Close()
+	c := w.Client()
+	get := func(u string) (int, []byte) {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b
+	}
+	_, robots := get("http://h0.crawler.test/robots.txt")
+	if !strings.Contains(string(robots), "\nSitemap: http://h0.crawler.test/sitemaps/index.xml\n") {
+		t.Fatalf("robots.txt:\n%s", robots)
+	}
+	listed := map[string]bool{}
+	var read func(u string)
+	read = func(u string) {
+		_, body := get(u)
+		r, err := sitemap.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", u, err)
+			}
+			if r.Kind() == sitemap.Index {
+				read(e.Loc)
+			} else {
+				listed[e.Loc] = true
+			}
+		}
+	}
+	read("http://h0.crawler.test/sitemaps/index.xml")
+	orphans := 0
+	for _, u := range w.Orphans() {
+		if !strings.HasPrefix(u, "http://h0.") {
+			continue
+		}
+		orphans++
+		if !listed[u] {
+			t.Errorf("%s not listed", u)
+		}
+		if status, _ := get(u); status != 200 {
+			t.Errorf("%s: %d", u, status)
+		}
+	}
+	if orphans != w.OrphansPerHost() || orphans != 4 || len(listed) != orphans+1 {
+		t.Errorf("%d orphans on h0 (%d per host), %d URLs listed", orphans, w.OrphansPerHost(), len(listed))
+	}
+	if _, ok := w.Depths(w.Seeds()...)["http://h0.crawler.test/orphan/0"]; ok {
+		t.Error("an orphan is reachable by links")
+	}
+	for _, u := range []string{"http://h0.crawler.test/orphan/4", "http://h0.crawler.test/orphan/01", "http://h0.crawler.test/orphan/-1"} {
+		if status, _ := get(u); status != 404 {
+			t.Errorf("%s: %d, want 404", u, status)
+		}
+	}
+	off := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 4, PagesPerHost: 40})
+	defer off.Close()
+	if off.Orphans() != nil {
+		t.Error("Orphans without Config.Sitemaps")
+	}
+}
