@@ -8,8 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
 )
 
 func gzipString(t *testing.T, s string) string {
@@ -167,4 +171,38 @@ func TestSitemapsSyntheticWeb(t *testing.T) {
 		t.Errorf("Sitemaps = %d, want 3 for each of %d hosts", st.Sitemaps, hosts)
 	}
 	t.Logf("%d orphans on %d hosts found through %d sitemaps listing %d URLs", len(orphans), hosts, st.Sitemaps, st.SitemapURLs)
+}
+
+// A crawl resumed from its durable state after its first Run had queued
+// the sitemaps, but read none, still reads them with robots.txt's scope:
+// the orphans they list are found.
+func TestSitemapsResume(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 3, PagesPerHost: 30, Sitemaps: true})
+	defer w.Close()
+	fs := vfs.NewMem()
+	st := reopen(t, fs, nil)
+	run := func(maxPages int64) {
+		c := &crawler.Crawler{
+			Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
+			Pacing:  politeness.Pacing{Delay: -1, DelayFactor: -1},
+			Workers: 1, MaxPages: maxPages,
+			Seen: st.Seen(), Frontier: st.Frontier(), Robots: &politeness.RobotsCache{Store: st.Robots()},
+		}
+		if err := c.Run(context.Background(), w.Seeds()...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(1) // the home page: robots.txt fetched, its index queued
+	counts := w.RequestCounts()
+	if n := counts["http://h0.crawler.test/sitemaps/index.xml"]; n != 0 {
+		t.Fatalf("first run read the index (%d requests): nothing left to resume", n)
+	}
+	st = reopen(t, fs, st)
+	run(0)
+	counts = w.RequestCounts()
+	for _, u := range w.Orphans() {
+		if counts[u] != 1 {
+			t.Errorf("%s requested %d times, want 1", u, counts[u])
+		}
+	}
 }

@@ -103,7 +103,7 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.stats.addError(ErrorKind(err))
 		r.log.Warn("fetch failed", "url", e.URL, "err", err)
 	} else {
-		o.content, o.html = r.readResponse(p, u, e, resp)
+		o.content, o.html = r.readResponse(ctx, p, u, e, resp)
 	}
 	r.handle(ctx, p, &o)
 	if !p.NoFollow || r.c.IgnoreNoFollow {
@@ -211,7 +211,7 @@ func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
 // readResponse fills p from resp: counters, redirect target, and for HTML
 // the links and directives. For a 2xx HTML page it returns the content
 // fingerprint and html true.
-func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Response) (content uint64, html bool) {
+func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, e frontier.Entry, resp *fetch.Response) (content uint64, html bool) {
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
@@ -243,7 +243,7 @@ func (r *run) readResponse(p *Page, u *url.URL, e frontier.Entry, resp *fetch.Re
 	}
 	if !links.IsHTML(p.ContentType, p.Body) {
 		if r.c.Sitemaps != SitemapsOff {
-			p.Links = r.readSitemap(u, e, p.Body)
+			p.Links = r.readSitemap(ctx, u, e, p.Body)
 		}
 		return 0, false
 	}
@@ -312,12 +312,24 @@ func (r *run) robotsSitemaps(u *url.URL, rules *politeness.Robots, o *outcome) {
 // list of URLs counts as a sitemap only if robots.txt or an index listed
 // it. MaxLinksPerPage does not apply: the protocol bounds a sitemap to
 // 50,000 URLs.
-func (r *run) readSitemap(u *url.URL, e frontier.Entry, body []byte) []string {
+//
+// Which sitemaps robots.txt listed, and with them their indexes, is known
+// to the Run that fetched the robots.txt. One that did not (it resumed a
+// crawl, or shares one with other machines) lets an XML sitemap on a host
+// whose robots.txt lists sitemaps list any URL of its own origin (not of
+// another), and reads no text sitemap it was not told of.
+func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) []string {
 	v, listed := r.sitemaps.Load(e.FP)
 	robotsOrigin, _ := v.(string)
 	sr, err := sitemap.NewReader(bytes.NewReader(body))
 	if err != nil || sr.Kind() == sitemap.Text && !listed {
 		return nil
+	}
+	if !listed && !r.c.IgnoreRobots {
+		origin := sitemap.Origin(u)
+		if rules, _, err := r.robots.Get(ctx, origin); err == nil && len(rules.Sitemaps()) > 0 {
+			robotsOrigin = origin
+		}
 	}
 	r.stats.sitemaps.Add(1)
 	var out []string

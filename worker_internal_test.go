@@ -44,7 +44,7 @@ func FuzzReadResponse(f *testing.F) {
 			}
 			p := &Page{URL: page}
 			resp := &fetch.Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
-			if _, isHTML := r.readResponse(p, u, frontier.Entry{URL: page}, resp); !isHTML {
+			if _, isHTML := r.readResponse(t.Context(), p, u, frontier.Entry{URL: page}, resp); !isHTML {
 				t.Fatal("readResponse did not read the page as HTML")
 			}
 			if len(p.Links) > len(ex.Hrefs) {
