@@ -37,6 +37,7 @@ type options struct {
 	sameHost, demo     bool
 	ignoreRobots       bool
 	sitemaps           string
+	duration           time.Duration
 	userAgent, out     string
 	json, verbose      bool
 	progress           time.Duration
@@ -130,6 +131,7 @@ func parseFlags(args []string, stdout io.Writer) (*options, []string, error) {
 // registerFlags binds every flag to its field of o.
 func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many page requests (0 or negative: no limit)")
+	fs.DurationVar(&o.duration, "duration", 0, "stop after this long, print the summary and exit 0 (0 or negative: no limit); with -state the next run resumes")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 0, "stop starting fetches after this many body bytes (0 or negative: no limit)")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0 or negative: no limit)")
 	fs.IntVar(&o.workers, "workers", 0, fmt.Sprintf("pages processed at once (0: %d; negative: an error)", crawler.DefaultWorkers))

@@ -174,6 +174,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return errors.Join(err, st.Close())
 		}
 	}
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.duration, fmt.Errorf("-duration %v elapsed", o.duration))
+		defer cancel()
+	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
 	runErr := cr.c.Run(ctx, seeds...)
 	stopProgress()

@@ -213,3 +213,13 @@ func TestTrapFlags(t *testing.T) {
 		t.Errorf("flags gave %+v, want %+v", o.traps, want)
 	}
 }
+
+// -duration stops the crawl after that long: the summary says why, and
+// the exit status is 0.
+func TestDuration(t *testing.T) {
+	// One request per host per second: the crawl cannot finish in time.
+	r := runCrawl(t, nil, "-demo", "-delay", "1s", "-duration", "500ms")
+	if r.code != 0 || !strings.Contains(r.stderr, "interrupted (-duration 500ms elapsed)") || !strings.Contains(r.stderr, "fetched") {
+		t.Errorf("exit %d, stderr %q; want 0 and the summary of a crawl stopped by -duration", r.code, r.stderr)
+	}
+}
