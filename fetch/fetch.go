@@ -32,6 +32,12 @@ type Request struct {
 	URL       string // absolute URL to fetch (canonical)
 	UserAgent string // User-Agent header; "" means the fetcher's default
 	MaxBytes  int64  // body cap; 0 means the fetcher's, negative no cap
+
+	// ETag and LastModified, the validators of an earlier response for
+	// URL (its ETag and Last-Modified headers, as sent), make the request
+	// conditional (If-None-Match, If-Modified-Since): a server whose copy
+	// has not changed since answers 304 Not Modified, with no body.
+	ETag, LastModified string
 }
 
 // Response is the outcome of a fetch that reached the server. Redirects are
@@ -242,6 +248,12 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	hreq.Header.Set("User-Agent", ua)
 	hreq.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	if req.ETag != "" {
+		hreq.Header.Set("If-None-Match", req.ETag)
+	}
+	if req.LastModified != "" {
+		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
 
 	start := time.Now()
 	hresp, err := f.client.Do(hreq)

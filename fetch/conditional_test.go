@@ -1,0 +1,56 @@
+package fetch_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"crawler/fetch"
+)
+
+// A request with the validators of an earlier response is conditional:
+// the server answers 304 with no body while its copy is unchanged, and
+// 200 with the new body once it changed.
+func TestConditionalGet(t *testing.T) {
+	version, modified := "v1", time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	var sawINM, sawIMS []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawINM = append(sawINM, r.Header.Get("If-None-Match"))
+		sawIMS = append(sawIMS, r.Header.Get("If-Modified-Since"))
+		w.Header().Set("ETag", `"`+version+`"`)
+		http.ServeContent(w, r, "page.html", modified, strings.NewReader("<p>"+version))
+	}))
+	defer srv.Close()
+	f := &fetch.HTTPFetcher{Addresses: testLoopback}
+	get := func(req fetch.Request) *fetch.Response {
+		t.Helper()
+		req.URL = srv.URL + "/page"
+		resp, err := f.Fetch(context.Background(), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	first := get(fetch.Request{})
+	etag, lastMod := first.Header.Get("ETag"), first.Header.Get("Last-Modified")
+	if first.Status != 200 || etag != `"v1"` || lastMod == "" || sawINM[0] != "" || sawIMS[0] != "" {
+		t.Fatalf("first fetch: %d, ETag %q, Last-Modified %q; sent %q %q", first.Status, etag, lastMod, sawINM[0], sawIMS[0])
+	}
+	for _, req := range []fetch.Request{{ETag: etag}, {LastModified: lastMod}, {ETag: etag, LastModified: lastMod}} {
+		if r := get(req); r.Status != http.StatusNotModified || len(r.Body) != 0 {
+			t.Errorf("unchanged, %+v: %d with %d bytes, want 304 and none", req, r.Status, len(r.Body))
+		}
+	}
+	if sawINM[1] != `"v1"` || sawIMS[2] != lastMod {
+		t.Errorf("headers sent: If-None-Match %q, If-Modified-Since %q", sawINM[1], sawIMS[2])
+	}
+
+	version, modified = "v2", modified.Add(time.Hour)
+	if r := get(fetch.Request{ETag: etag, LastModified: lastMod}); r.Status != 200 || string(r.Body) != "<p>v2" {
+		t.Errorf("changed: %d %q, want 200 and the new body", r.Status, r.Body)
+	}
+}
