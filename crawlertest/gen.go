@@ -92,8 +92,9 @@ func (r *rng) intn(n int) int {
 // (needed by the ground truth) is drawn apart from its spelling and padding
 // (needed only to render), so the ground truth never pays for rendering.
 const (
-	saltLinks = 1
-	saltText  = 2
+	saltLinks   = 1
+	saltText    = 2
+	saltChanges = 3 // Config.ChangeInterval: when a page changes
 )
 
 // docRNG returns the random stream of document r for salt.

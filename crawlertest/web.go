@@ -102,6 +102,16 @@ type Config struct {
 	// times (see Web.Log). It is off by default: a large crawl would grow
 	// the log without bound.
 	Log bool
+	// ChangeInterval, if not nil, makes pages change: it returns the mean
+	// time between changes of page n of host h ("/" or /p/<n>), 0 for a
+	// page that never changes. Each page then changes as a Poisson process
+	// from NewWeb on (at times the Seed fixes), shows its version in its
+	// text, carries an ETag and a Last-Modified (of its last change), and
+	// answers a conditional request whose validator matches with 304 Not
+	// Modified and no body. Web.Version is the ground truth. NewWeb calls
+	// it once for each page of each good host, in order. Nil: the web is
+	// exactly the one without this field.
+	ChangeInterval func(host, page int) time.Duration
 	// Sitemaps makes every host that serves a robots.txt list a sitemap
 	// index in it, and serve orphan pages that only its sitemaps list (see
 	// Web.Orphans and the package doc). Off, the web is exactly the one
@@ -138,6 +148,7 @@ type Web struct {
 	behaviors    []Behavior     // per host; nil if Config.Behavior is nil
 	robotsPadded [][]byte       // per host: padded robots.txt body, or nil; nil if no padding
 	pageReqs     []atomic.Int64 // per host: page requests so far; nil if behaviors is
+	changes      *changes       // with Config.ChangeInterval; else nil
 
 	logMu sync.Mutex
 	log   []LoggedRequest // if Config.Log, in the order requests ended
@@ -210,6 +221,9 @@ func newWeb(cfg Config, h hooks) *Web {
 				w.robotsPadded[h] = paddedRobots(b.RobotsPadding)
 			}
 		}
+	}
+	if cfg.ChangeInterval != nil {
+		w.changes = newChanges(&w.g, cfg.ChangeInterval)
 	}
 	w.srv = &http.Server{Handler: http.HandlerFunc(w.serve), ReadHeaderTimeout: time.Minute}
 	go w.srv.Serve(ln)
@@ -541,8 +555,19 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case isHTML(res.kind):
+		version := -1
+		if w.changes != nil && res.kind == kindPage {
+			var notModified bool
+			if version, notModified = w.changes.validate(rw, r, res); notModified {
+				writeBody(rw, r, http.StatusNotModified, nil, nil)
+				return
+			}
+		}
 		s.links = w.g.links(s.links[:0], res)
 		s.body = w.g.render(s.body[:0], res, s.links)
+		if version >= 0 {
+			s.body = appendVersion(s.body, version)
+		}
 		w.writeHTML(rw, r, http.StatusOK, s.body, s)
 	case res.kind == kindMissing:
 		s.body = append(s.body[:0], notFoundBody...)
