@@ -3,7 +3,6 @@ package crawler
 import (
 	"bytes"
 	"context"
-	"crawler/sitemap"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"crawler/frontier"
 	"crawler/internal/links"
 	"crawler/politeness"
+	"crawler/sitemap"
 )
 
 // process does the parallel part of one URL on a worker goroutine: robots,
