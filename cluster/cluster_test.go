@@ -267,6 +267,19 @@ func TestRefused(t *testing.T) {
 	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "b c"}, st2.Frontier()); err == nil {
 		t.Error("a node name with a space was accepted")
 	}
+
+	// Members, read by a process that does not join: node a, live.
+	other := connect(t, s)
+	ms, err := cluster.Members(t.Context(), other, "crawl")
+	if err != nil || len(ms) != 1 || ms[0].Node != "a" || ms[0].Held != cluster.Partitions {
+		t.Errorf("Members = %+v, %v; want node a holding every partition", ms, err)
+	}
+	if _, err := cluster.Members(t.Context(), other, "nothing-here"); !errors.Is(err, cluster.ErrNoCrawl) {
+		t.Errorf("Members of a crawl never joined: %v, want ErrNoCrawl", err)
+	}
+	if _, err := cluster.Members(t.Context(), other, "a.b"); err == nil {
+		t.Error("Members of a crawl named a.b: no error")
+	}
 }
 
 // The NATS server restarting mid-crawl: the nodes wait for it and go on,

@@ -96,15 +96,14 @@ type Node struct {
 	tick    time.Duration
 	boot    string // this process's nonce, in its heartbeat
 
-	js        jetstream.JetStream
-	stream    jetstream.Stream
-	members   jetstream.KeyValue // node name -> status (TTL: Lease)
-	memberLog jetstream.Stream   // the members bucket's stream
-	memberKey string             // subject prefix of its keys
-	leases    jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
-	state     jetstream.KeyValue // version, spent budget (no TTL)
-	subject   string             // prefix of the partitions' subjects
-	handoff   string             // and of their handover subjects
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	members jetstream.KeyValue // node name -> status (TTL: Lease)
+	roster  roster             // reads the members bucket
+	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
+	state   jetstream.KeyValue // version, spent budget (no TTL)
+	subject string             // prefix of the partitions' subjects
+	handoff string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
 	out       [Partitions][]byte   // links to send, per partition
@@ -276,10 +275,9 @@ func (n *Node) setUp(ctx context.Context) error {
 	if n.members, err = kv("crawl_"+name+"_members", n.cfg.Lease); err != nil {
 		return err
 	}
-	if n.memberLog, err = n.js.Stream(ctx, "KV_crawl_"+name+"_members"); err != nil {
-		return fmt.Errorf("cluster: bucket crawl_%s_members: %w", name, err)
+	if n.roster, err = openRoster(ctx, n.js, name, n.members); err != nil {
+		return err
 	}
-	n.memberKey = "$KV.crawl_" + name + "_members."
 	if n.leases, err = kv("crawl_"+name+"_leases", 0); err != nil {
 		return err
 	}
@@ -387,44 +385,7 @@ func (n *Node) countActive() int {
 }
 
 // Members returns the status of the crawl's live nodes, by name.
-func (n *Node) Members(ctx context.Context) ([]Status, error) {
-	names, err := n.liveNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Status
-	for _, name := range names {
-		e, err := n.members.Get(ctx, name)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		var st Status
-		if err := json.Unmarshal(e.Value(), &st); err != nil {
-			return nil, fmt.Errorf("cluster: status of node %q: %w", name, err)
-		}
-		out = append(out, st)
-	}
-	return out, nil
-}
-
-// liveNames returns the names of the crawl's live nodes, sorted: the keys
-// of the members bucket, read in one request from the state of the
-// bucket's stream. (The bucket's Keys, a watch, misses keys renewed while
-// it reads: a node that left out a live one would take its partitions.)
-func (n *Node) liveNames(ctx context.Context) ([]string, error) {
-	info, err := n.memberLog.Info(ctx, jetstream.WithSubjectFilter(n.memberKey+">"))
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(info.State.Subjects))
-	for subject := range info.State.Subjects {
-		names = append(names, strings.TrimPrefix(subject, n.memberKey))
-	}
-	slices.Sort(names)
-	return names, nil
-}
+func (n *Node) Members(ctx context.Context) ([]Status, error) { return n.roster.statuses(ctx) }
 
 // Name returns the node's name.
 func (n *Node) Name() string { return n.cfg.Node }
@@ -554,7 +515,7 @@ func (n *Node) doneEverywhere(ctx context.Context) bool {
 // that are free, and gives up (drains) those another live node should
 // hold.
 func (n *Node) balance(ctx context.Context) {
-	names, err := n.liveNames(ctx)
+	names, err := n.roster.names(ctx)
 	n.expire()
 	if err != nil || n.lapsed(time.Now()) {
 		if err != nil {

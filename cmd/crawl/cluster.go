@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -52,4 +54,35 @@ func joinCluster(ctx context.Context, o *options, cr *crawl, st *store.Store) (l
 		}
 		return err
 	}, nil
+}
+
+// printCluster writes, as JSON to w, the live nodes of the crawl
+// o.crawlName on the NATS server at o.cluster, as they last reported, and
+// their totals, without joining the crawl.
+func printCluster(ctx context.Context, o *options, w io.Writer) error {
+	nc, err := nats.Connect(o.cluster, nats.Name("crawl -stats"), nats.Timeout(5*time.Second))
+	if err != nil {
+		return fmt.Errorf("-cluster %s: cannot reach the NATS server: %w", o.cluster, err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	members, err := cluster.Members(ctx, nc, o.crawlName)
+	if err != nil {
+		return fmt.Errorf("-cluster %s: %w", o.cluster, err)
+	}
+	out := struct {
+		Crawl    string           `json:"crawl"`
+		Live     int              `json:"live_nodes"`
+		Requests int64            `json:"requests"` // page requests of the live nodes' processes
+		Links    int64            `json:"links_forwarded"`
+		Nodes    []cluster.Status `json:"nodes"`
+	}{Crawl: o.crawlName, Live: len(members), Nodes: members}
+	for _, m := range members {
+		out.Requests += m.Requests
+		out.Links += m.Links
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"crawler/cluster"
 	"crawler/crawlertest"
 )
 
@@ -113,5 +116,45 @@ func TestClusterUnreachable(t *testing.T) {
 	}
 	if w.TotalRequests() != 0 {
 		t.Errorf("%d requests without a cluster", w.TotalRequests())
+	}
+}
+
+// -stats -cluster prints the live nodes of a crawl, without joining it.
+func TestClusterStats(t *testing.T) {
+	s := startNATS(t)
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"-stats", "-cluster", s.ClientURL(), "-crawl-id", "none"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no such crawl") {
+		t.Errorf("a crawl never joined: %v", err)
+	}
+
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 5, PagesPerHost: 20, Latency: 50 * time.Millisecond})
+	defer w.Close()
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	node := clusterNode(ctx, s, w, "lone", t.TempDir(), "-crawl-id", "seen")
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stop() // the node, killed: its crawl is not the point here
+		node.Wait()
+	}()
+	var got struct {
+		Crawl string           `json:"crawl"`
+		Live  int              `json:"live_nodes"`
+		Nodes []cluster.Status `json:"nodes"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); got.Live == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		stdout.Reset()
+		if err := run(t.Context(), []string{"-stats", "-cluster", s.ClientURL(), "-crawl-id", "seen"}, &stdout, &stderr); err != nil {
+			continue // the node has not made the crawl's buckets yet
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			t.Fatalf("%v\n%s", err, stdout.String())
+		}
+	}
+	if got.Crawl != "seen" || got.Live != 1 || len(got.Nodes) != 1 || got.Nodes[0].Node != "lone" {
+		t.Errorf("-stats -cluster: %+v", got)
 	}
 }

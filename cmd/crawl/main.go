@@ -128,6 +128,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.stateStats && o.cluster != "" {
+		return printCluster(ctx, o, stdout)
+	}
 	if o.stateStats {
 		return printState(o.state, stdout)
 	}
