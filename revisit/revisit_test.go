@@ -127,3 +127,33 @@ func TestAllocate(t *testing.T) {
 		t.Errorf("budget above the maxima: %v, want the maximum rate", loose[0])
 	}
 }
+
+func TestScheduleBasics(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &revisit.Schedule{Budget: 1, Bounds: revisit.Bounds{Min: 2 * time.Second, Max: time.Hour}, History: 3}
+	// A lone page before any Plan: the whole budget, within the bounds.
+	if due := s.Visited(1, t0, false); !due.Equal(t0.Add(2 * time.Second)) {
+		t.Errorf("first visit: due %v, want at the 2 s bound", due.Sub(t0))
+	}
+	// Ten visits 10 s apart, the last three changed: History keeps those
+	// three, all changed: ln(2n+1)/I.
+	for i := 1; i <= 10; i++ {
+		s.Visited(1, t0.Add(time.Duration(i)*10*time.Second), i > 7)
+	}
+	if est, _ := s.Rate(1); math.Abs(est-math.Log(7)/10) > 1e-9 {
+		t.Errorf("estimate %v, want ln 7 / 10 s from the last 3 visits", est)
+	}
+	s.Visited(2, t0, false)
+	s.Plan()
+	_, f1 := s.Rate(1)
+	_, f2 := s.Rate(2)
+	if f1 != 0.5 || f2 != 0.5 {
+		t.Errorf("planned rates %v and %v; want both at the 2 s bound: the budget of 1/s allows it", f1, f2)
+	}
+	if s.Len() != 2 {
+		t.Errorf("Len = %d", s.Len())
+	}
+	if c, r := s.Rate(99); c != 0 || r != 0 {
+		t.Errorf("unknown page: %v %v", c, r)
+	}
+}

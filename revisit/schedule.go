@@ -1,0 +1,113 @@
+package revisit
+
+import (
+	"math"
+	"time"
+)
+
+// DefaultHistory is how many visits of a page a Schedule keeps for its
+// estimate.
+const DefaultHistory = 64
+
+// Schedule keeps the visits of a crawl's pages and says when each is due
+// again: at the rate Allocate gives it from the pages' estimated rates of
+// change under the budget, or the same rate for all (Uniform). Pages are
+// known by an id (a URL's fingerprint). Visited uses the rates of the last
+// Plan; a page first visited since is given an even share of the budget
+// until the next. Plan costs a few thousand floating-point operations a
+// page: call it every minute or so, not at every visit. A Schedule is not
+// safe for concurrent use; its zero value is not usable: set Budget.
+type Schedule struct {
+	// Budget is the rate of revisits of all pages together, per second.
+	Budget float64
+	// Bounds bound each page's revisit interval.
+	Bounds Bounds
+	// Uniform, if set, revisits every page at the same rate: the baseline
+	// the optimal policy is measured against.
+	Uniform bool
+	// History is how many visits of a page are kept (the latest); 0 means
+	// DefaultHistory.
+	History int
+
+	pages map[uint64]*page
+}
+
+type page struct {
+	last   time.Time // of the latest visit
+	visits []Visit   // the latest History, oldest first
+	rate   float64   // planned revisits per second; 0: not planned yet
+}
+
+// Visited records a visit of page id at, which found it changed or not
+// since the visit before (ignored for the first visit), and returns when
+// the page is due again.
+func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
+	if s.pages == nil {
+		s.pages = map[uint64]*page{}
+	}
+	p := s.pages[id]
+	if p == nil {
+		p = &page{}
+		s.pages[id] = p
+	} else if d := at.Sub(p.last); d > 0 {
+		keep := s.History
+		if keep <= 0 {
+			keep = DefaultHistory
+		}
+		if len(p.visits) == keep {
+			p.visits = append(p.visits[:0], p.visits[1:]...)
+		}
+		p.visits = append(p.visits, Visit{Interval: d, Changed: changed})
+	}
+	p.last = at
+	rate := p.rate
+	if rate <= 0 {
+		rate = Uniform(1, s.Budget/float64(len(s.pages)), s.Bounds)[0]
+	}
+	if rate <= 0 || math.IsInf(1/rate, 1) {
+		return at.Add(time.Duration(math.MaxInt64 / 2)) // never, as near as time goes
+	}
+	return at.Add(time.Duration(float64(time.Second) / rate))
+}
+
+// Plan spreads the budget anew over the pages known, by their rates of
+// change estimated from their visits (Uniform: evenly). A page with no
+// visit yet counts as changing at its share of the budget.
+func (s *Schedule) Plan() {
+	if len(s.pages) == 0 {
+		return
+	}
+	ids := make([]uint64, 0, len(s.pages))
+	rates := make([]float64, 0, len(s.pages))
+	share := s.Budget / float64(len(s.pages))
+	for id, p := range s.pages {
+		ids = append(ids, id)
+		r := Estimate(p.visits)
+		if len(p.visits) == 0 {
+			r = share
+		}
+		rates = append(rates, r)
+	}
+	var f []float64
+	if s.Uniform {
+		f = Uniform(len(rates), s.Budget, s.Bounds)
+	} else {
+		f = Allocate(rates, s.Budget, s.Bounds)
+	}
+	for i, id := range ids {
+		s.pages[id].rate = f[i]
+	}
+}
+
+// Len returns the number of pages known.
+func (s *Schedule) Len() int { return len(s.pages) }
+
+// Rate returns the rate of change estimated for page id, per second, and
+// the rate of revisits the last Plan gave it (0 if none yet).
+func (s *Schedule) Rate(id uint64) (change, revisit float64) {
+	p := s.pages[id]
+	if p == nil {
+		return 0, 0
+	}
+	return Estimate(p.visits), p.rate
+}
