@@ -332,34 +332,26 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 		}
 	}
 	r.stats.sitemaps.Add(1)
-	var out []string
-	seen := map[string]struct{}{}
+	var locs []string
 	for {
 		se, err := sr.Next()
 		if err != nil {
 			if err != io.EOF {
-				r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(out), "err", err)
+				r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(locs), "err", err)
 			}
 			break
 		}
-		loc, err := url.Parse(se.Loc)
-		if err != nil || !sitemap.Allowed(u, loc, robotsOrigin) {
+		if loc, err := url.Parse(se.Loc); err != nil || !sitemap.Allowed(u, loc, robotsOrigin) {
 			r.stats.outOfScope.Add(1)
 			continue
 		}
-		l, err := r.canon.Resolve(u, se.Loc)
-		if err != nil {
-			r.stats.badLinks.Add(1)
-			continue
-		}
-		if _, dup := seen[l]; dup {
-			continue
-		}
-		seen[l] = struct{}{}
-		if sr.Kind() == sitemap.Index {
+		locs = append(locs, se.Loc)
+	}
+	out := r.resolveLinks(u, locs, make(map[string]struct{}, len(locs)))
+	if sr.Kind() == sitemap.Index {
+		for _, l := range out {
 			r.sitemaps.Store(canon.Fingerprint(l), robotsOrigin)
 		}
-		out = append(out, l)
 	}
 	r.stats.sitemapURLs.Add(int64(len(out)))
 	return out
