@@ -98,8 +98,7 @@ type Node struct {
 
 	js      jetstream.JetStream
 	stream  jetstream.Stream
-	members jetstream.KeyValue // node name -> status (TTL: Lease)
-	roster  roster             // reads the members bucket
+	roster  roster             // the members bucket: node name -> status (TTL: Lease)
 	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
 	state   jetstream.KeyValue // version, spent budget (no TTL)
 	subject string             // prefix of the partitions' subjects
@@ -272,10 +271,11 @@ func (n *Node) setUp(ctx context.Context) error {
 		}
 		return b, nil
 	}
-	if n.members, err = kv("crawl_"+name+"_members", n.cfg.Lease); err != nil {
+	members, err := kv(membersBucket(name), n.cfg.Lease)
+	if err != nil {
 		return err
 	}
-	if n.roster, err = openRoster(ctx, n.js, name, n.members); err != nil {
+	if n.roster, err = openRoster(ctx, n.js, name, members); err != nil {
 		return err
 	}
 	if n.leases, err = kv("crawl_"+name+"_leases", 0); err != nil {
@@ -302,7 +302,7 @@ func (n *Node) setUp(ctx context.Context) error {
 // A heartbeat left by this node's own earlier process (killed) is not
 // renewed.
 func (n *Node) claimName(ctx context.Context) error {
-	e, err := n.members.Get(ctx, n.cfg.Node)
+	e, err := n.roster.kv.Get(ctx, n.cfg.Node)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil
 	} else if err != nil {
@@ -313,7 +313,7 @@ func (n *Node) claimName(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	again, err := n.members.Get(ctx, n.cfg.Node)
+	again, err := n.roster.kv.Get(ctx, n.cfg.Node)
 	if err == nil && again.Revision() != e.Revision() {
 		return fmt.Errorf("%w: %q in crawl %q", ErrNodeInUse, n.cfg.Node, n.cfg.Crawl)
 	}
@@ -353,7 +353,7 @@ func (n *Node) report(ctx context.Context, idle *bool) error {
 		return err
 	}
 	start := time.Now()
-	if _, err := n.members.Put(ctx, n.cfg.Node, b); err != nil {
+	if _, err := n.roster.kv.Put(ctx, n.cfg.Node, b); err != nil {
 		return err
 	}
 	n.alive.Store(start.Add(n.cfg.Lease - 2*n.tick).UnixNano())
@@ -570,11 +570,14 @@ func (n *Node) isLive(ctx context.Context, holder string, live []string) bool {
 	if slices.Contains(live, holder) {
 		return true
 	}
-	_, err := n.members.Get(ctx, holder)
+	_, err := n.roster.kv.Get(ctx, holder)
 	return !errors.Is(err, jetstream.ErrKeyNotFound)
 }
 
 func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
+
+// handoffKey names the consumer of p's handover subject.
+func handoffKey(p int) string { return "h" + strconv.Itoa(p) }
 
 // take takes the lease of p if it is free, this node's own (left by this
 // node before a restart or a lapse of its heartbeat), or held by a node
@@ -651,7 +654,7 @@ func (n *Node) consume(ctx context.Context, p int, l *lease) error {
 // that held p handed over with it (its waiting entries, and the
 // fingerprints of the URLs it queued), ahead of any other batch of p.
 func (n *Node) takeHandoff(ctx context.Context, p int, l *lease) error {
-	name := "h" + strconv.Itoa(p)
+	name := handoffKey(p)
 	if err := n.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return err
 	}
@@ -716,12 +719,10 @@ func (n *Node) unstick(ctx context.Context) {
 		if err != nil || l == nil || l.draining || l.consumer == nil {
 			continue
 		}
-		if handoff {
-			err = n.pullHandoff(l)
-		}
 		name := leaseKey(p)
 		if handoff {
-			name = "h" + strconv.Itoa(p)
+			name = handoffKey(p)
+			err = n.pullHandoff(l)
 		}
 		if err == nil && idle && n.stalled(ctx, name) {
 			n.log.Warn("cluster: consumer made anew: it delivered none of its batches", "consumer", name)

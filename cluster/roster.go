@@ -28,7 +28,7 @@ func Members(ctx context.Context, conn *nats.Conn, crawl string) ([]Status, erro
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	kv, err := js.KeyValue(ctx, "crawl_"+crawl+"_members")
+	kv, err := js.KeyValue(ctx, membersBucket(crawl))
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, fmt.Errorf("%w: %q", ErrNoCrawl, crawl)
 	} else if err != nil {
@@ -41,6 +41,9 @@ func Members(ctx context.Context, conn *nats.Conn, crawl string) ([]Status, erro
 	return r.statuses(ctx)
 }
 
+// membersBucket names the key-value bucket of crawl's members.
+func membersBucket(crawl string) string { return "crawl_" + crawl + "_members" }
+
 // roster reads the live nodes of a crawl from its members bucket.
 type roster struct {
 	kv     jetstream.KeyValue
@@ -49,7 +52,7 @@ type roster struct {
 }
 
 func openRoster(ctx context.Context, js jetstream.JetStream, crawl string, kv jetstream.KeyValue) (roster, error) {
-	bucket := "crawl_" + crawl + "_members"
+	bucket := membersBucket(crawl)
 	log, err := js.Stream(ctx, "KV_"+bucket)
 	if err != nil {
 		return roster{}, fmt.Errorf("cluster: bucket %s: %w", bucket, err)
