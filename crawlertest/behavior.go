@@ -220,7 +220,7 @@ func (w *Web) serveRobots(rw http.ResponseWriter, r *http.Request, h, k int) {
 	case k < b.RobotsRedirects:
 		next := "/robots-hop/" + strconv.Itoa(k+1)
 		if (k+1)%2 == 1 {
-			next = "http://" + string(appendHost(nil, h)) + next
+			next = origin(h) + next
 		}
 		redirect(hopStatuses[k%len(hopStatuses)], next)
 	case b.RobotsStatus != 0:

@@ -19,13 +19,19 @@ type changes struct {
 	mean  []time.Duration // per page (host*pages + n): mean interval, 0: never
 
 	mu    sync.Mutex
-	times map[int][]time.Duration // per page: change times since start, drawn so far
-	rngs  map[int]*rng
+	pages map[int]*pageChanges // per page that was asked about
+}
+
+// pageChanges is the change times of one page drawn so far, since the
+// web's start, and the page's random stream that draws the next.
+type pageChanges struct {
+	times []time.Duration
+	rng   rng
 }
 
 func newChanges(g *gen, interval func(host, page int) time.Duration) *changes {
 	c := &changes{g: g, start: time.Now(), mean: make([]time.Duration, g.hosts*g.pages),
-		times: map[int][]time.Duration{}, rngs: map[int]*rng{}}
+		pages: map[int]*pageChanges{}}
 	for h := range g.hosts {
 		if g.isTrap(h) {
 			continue
@@ -48,25 +54,22 @@ func (c *changes) at(r res, d time.Duration) (version int, last time.Duration) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ts := c.times[i]
-	rg := c.rngs[i]
-	if rg == nil {
-		x := c.g.docRNG(r, saltChanges)
-		rg = &x
-		c.rngs[i] = rg
+	p := c.pages[i]
+	if p == nil {
+		p = &pageChanges{rng: c.g.docRNG(r, saltChanges)}
+		c.pages[i] = p
 	}
-	for len(ts) == 0 || ts[len(ts)-1] <= d {
+	for len(p.times) == 0 || p.times[len(p.times)-1] <= d {
 		prev := time.Duration(0)
-		if len(ts) > 0 {
-			prev = ts[len(ts)-1]
+		if len(p.times) > 0 {
+			prev = p.times[len(p.times)-1]
 		}
-		u := (float64(rg.next()>>11) + 0.5) / (1 << 53) // in (0, 1)
-		ts = append(ts, prev+time.Duration(-math.Log(u)*float64(mean)))
+		u := (float64(p.rng.next()>>11) + 0.5) / (1 << 53) // in (0, 1)
+		p.times = append(p.times, prev+time.Duration(-math.Log(u)*float64(mean)))
 	}
-	c.times[i] = ts
-	version, _ = slices.BinarySearch(ts, d+1) // changes at or before d
+	version, _ = slices.BinarySearch(p.times, d+1) // changes at or before d
 	if version > 0 {
-		last = ts[version-1]
+		last = p.times[version-1]
 	}
 	return version, last
 }

@@ -281,6 +281,9 @@ func appendHost(b []byte, h int) []byte {
 	return append(b, domain...)
 }
 
+// origin returns "http://" and host h's name.
+func origin(h int) string { return "http://" + string(appendHost(nil, h)) }
+
 // appendPath appends the canonical path of r.
 func appendPath(b []byte, r res) []byte {
 	switch r.kind {

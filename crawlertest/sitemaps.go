@@ -41,20 +41,21 @@ func (w *Web) Orphans() []string {
 			continue
 		}
 		for n := range w.OrphansPerHost() {
-			out = append(out, "http://"+string(appendHost(nil, h))+"/orphan/"+strconv.Itoa(n))
+			out = append(out, origin(h)+"/orphan/"+strconv.Itoa(n))
 		}
 	}
 	return out
 }
 
-// listsSitemaps reports whether host h's robots.txt is served, with the
-// Sitemap line.
+// listsSitemaps reports whether a compliant crawler reads host h's
+// robots.txt, with its Sitemap line, and then its sitemaps and pages, each
+// at the first request.
 func (w *Web) listsSitemaps(h int) bool {
-	if !w.cfg.Sitemaps || !hasRobots(h) || w.g.isTrap(h) {
+	if !w.cfg.Sitemaps || w.g.isTrap(h) || !w.robotsRules(h) || w.failing(h) {
 		return false
 	}
 	b := w.behavior(h)
-	return b == nil || (b.RobotsStatus == 0 && !b.RobotsLoop && b.RobotsRedirects == 0 && b.PageStatus == 0 && b.ThrottleEvery == 0)
+	return b == nil || b.ThrottleEvery == 0
 }
 
 // sitemapLine returns robots.txt body with host h's Sitemap line added,
@@ -63,7 +64,7 @@ func (w *Web) sitemapLine(body []byte, h int) []byte {
 	if !w.cfg.Sitemaps || w.g.isTrap(h) {
 		return body
 	}
-	return append(bytes.Clone(body), "\nSitemap: http://"+string(appendHost(nil, h))+"/sitemaps/index.xml\n"...)
+	return append(bytes.Clone(body), "\nSitemap: "+origin(h)+"/sitemaps/index.xml\n"...)
 }
 
 // sitemapFile returns the body and type of host h's sitemap file or
@@ -72,7 +73,7 @@ func (w *Web) sitemapFile(h int, p string) (body []byte, ct []string, ok bool) {
 	if h < 0 || w.g.isTrap(h) {
 		return nil, nil, false
 	}
-	base := "http://" + string(appendHost(nil, h))
+	base := origin(h)
 	var b strings.Builder
 	switch p {
 	case "/sitemaps/index.xml":
