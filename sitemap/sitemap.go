@@ -96,14 +96,15 @@ type Reader struct {
 // such as an HTML page.
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReader(r)
+	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		z, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("sitemap: gzip: %w", err)
 		}
-		br = bufio.NewReader(z)
+		src = z
 	}
-	g := &guard{r: br}
+	g := &guard{r: src} // read through head, the one buffer after it
 	sr := &Reader{in: g}
 	head := bufio.NewReader(g)
 	first, err := firstByte(head)
