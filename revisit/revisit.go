@@ -130,6 +130,12 @@ func (b Bounds) rates() (lo, hi float64) {
 	return lo, max(lo, hi)
 }
 
+// clamp returns the revisit rate f within the bounds.
+func (b Bounds) clamp(f float64) float64 {
+	lo, hi := b.rates()
+	return min(max(f, lo), hi)
+}
+
 // Allocate returns the revisit rate f (per second) of each page, given the
 // pages' rates of change and the total rate budget (revisits per second),
 // that maximises the pages' summed freshness within the bounds: Cho and
@@ -137,12 +143,12 @@ func (b Bounds) rates() (lo, hi float64) {
 // budget, every page gets its minimum; if their maximum rates fall short
 // of it, every page gets its maximum.
 func Allocate(rates []float64, budget float64, b Bounds) []float64 {
-	lo, hi := b.rates()
+	_, hi := b.rates()
 	f := make([]float64, len(rates))
 	fill := func(mu float64) float64 {
 		sum := 0.0
 		for i, lambda := range rates {
-			f[i] = min(max(rateAt(lambda, mu), lo), hi)
+			f[i] = b.clamp(rateAt(lambda, mu))
 			sum += f[i]
 		}
 		return sum
@@ -201,10 +207,9 @@ func rateAt(lambda, mu float64) float64 {
 // Uniform returns the uniform policy: the budget shared evenly, within
 // the bounds.
 func Uniform(n int, budget float64, b Bounds) []float64 {
-	lo, hi := b.rates()
 	f := make([]float64, n)
 	for i := range f {
-		f[i] = min(max(budget/float64(n), lo), hi)
+		f[i] = b.clamp(budget / float64(n))
 	}
 	return f
 }

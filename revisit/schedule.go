@@ -62,9 +62,9 @@ func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
 	p.last = at
 	rate := p.rate
 	if rate <= 0 {
-		rate = Uniform(1, s.Budget/float64(len(s.pages)), s.Bounds)[0]
+		rate = s.Bounds.clamp(s.Budget / float64(len(s.pages)))
 	}
-	if rate <= 0 || math.IsInf(1/rate, 1) {
+	if rate <= 0 {
 		return at.Add(time.Duration(math.MaxInt64 / 2)) // never, as near as time goes
 	}
 	return at.Add(time.Duration(float64(time.Second) / rate))
