@@ -81,6 +81,9 @@ func ExampleBehavior() {
 		resp.Body.Close()
 		fmt.Printf("%s %d Retry-After=%q\n", u, resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
+	// A request is logged once its handler has returned, which may be
+	// after the client has the response: Close waits for every handler.
+	w.Close()
 	for _, l := range w.Log() {
 		fmt.Println(l.URL, l.Robots, l.Status)
 	}
