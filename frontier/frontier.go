@@ -90,6 +90,20 @@ type Keeper interface {
 	Kept(name string) []byte
 }
 
+// Recorder is a Keeper that also keeps records by name and id, each
+// written with the step in progress, so that a crash keeps it with the
+// step or loses both: the crawler keeps there the visits of each page it
+// revisits (Crawler.Recrawl), written with the page's outcome.
+type Recorder interface {
+	Keeper
+	// Record writes value under (name, id) with the step in progress; a
+	// nil value deletes it. name must not hold a 0 byte.
+	Record(name string, id uint64, value []byte)
+	// Records calls f with every record committed under name, until f
+	// returns an error, which Records returns.
+	Records(name string, f func(id uint64, value []byte) error) error
+}
+
 // Frontier is the set of URLs still to fetch and the policy that orders
 // them. Implementations need not be safe for concurrent use.
 type Frontier interface {

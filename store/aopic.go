@@ -80,7 +80,7 @@ type queuedAt struct {
 	seq  uint64
 }
 
-var _ frontier.Keeper = (*AOPIC)(nil)
+var _ frontier.Recorder = (*AOPIC)(nil)
 
 // Push adds e, written in the step in progress.
 func (f *AOPIC) Push(e frontier.Entry) {

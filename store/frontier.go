@@ -22,7 +22,7 @@ func (s *Store) Frontier() *Frontier { return (*Frontier)(s) }
 type Frontier Store
 
 var _ frontier.Frontier = (*Frontier)(nil)
-var _ frontier.Keeper = (*Frontier)(nil)
+var _ frontier.Recorder = (*Frontier)(nil)
 
 // Commit ends the crawler's step; see [Store.Commit].
 func (f *Frontier) Commit() error { return (*Store)(f).Commit() }

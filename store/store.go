@@ -202,6 +202,7 @@ const (
 	prefixSeen  = 's' // "s" fp: a seen URL
 	prefixQueue = 'q' // "q" host id seq: a waiting entry
 	prefixHost  = 'h' // "h" name: host id, ready time
+	// prefixKept 'k' and prefixRecord 'r' are in keep.go and records.go.
 )
 
 var (

@@ -606,3 +606,45 @@ func TestDrainHold(t *testing.T) {
 		t.Errorf("reopened: the hold on c.test is lost (ok %v, wake %v)", ok, wake)
 	}
 }
+
+// Records are written with the step, deleted by a nil value, read back
+// by id under their own name only (not one that the name starts), and
+// kept by a reopened store.
+func TestRecords(t *testing.T) {
+	fs := vfs.NewMem()
+	st := open(t, fs, store.Options{ExpectedURLs: 1000})
+	for _, id := range []uint64{3, 1, 1 << 63, 2} {
+		st.Record("visits", id, fmt.Appendf(nil, "v%d", id))
+	}
+	st.Record("visitsX", 7, []byte("other name"))
+	st.Record("visits", 2, nil)
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(st *store.Store) string {
+		var got []string
+		err := st.Records("visits", func(id uint64, v []byte) error {
+			got = append(got, fmt.Sprintf("%d=%s", id, v))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	want := "1=v1 3=v3 9223372036854775808=v9223372036854775808"
+	if got := read(st); got != want {
+		t.Fatalf("Records = %q, want %q", got, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := st.Records("visits", func(uint64, []byte) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("Records with f failing: %v after %d calls, want stop after 1", err, n)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(open(t, fs, store.Options{})); got != want {
+		t.Fatalf("reopened: Records = %q, want %q", got, want)
+	}
+}
