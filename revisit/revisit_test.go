@@ -157,3 +157,36 @@ func TestScheduleBasics(t *testing.T) {
 		t.Errorf("unknown page: %v %v", c, r)
 	}
 }
+
+// A page's history read with Visits and given to Restore in a new
+// Schedule (a resumed crawl) gives the same estimate; Forget drops it.
+func TestScheduleRestore(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &revisit.Schedule{Budget: 1, History: 4}
+	for i := range 6 {
+		s.Visited(7, t0.Add(time.Duration(i)*time.Minute), i%2 == 0)
+	}
+	last, visits, ok := s.Visits(7)
+	if !ok || !last.Equal(t0.Add(5*time.Minute)) || len(visits) != 4 {
+		t.Fatalf("Visits = %v, %d visits, %v; want the 5th minute, 4 visits", last.Sub(t0), len(visits), ok)
+	}
+	r := &revisit.Schedule{Budget: 1, History: 3}
+	r.Restore(7, last, visits)
+	_, kept, _ := r.Visits(7)
+	if want := visits[1:]; !slices.Equal(kept, want) {
+		t.Fatalf("restored with History 3: %v, want the latest 3 of %v", kept, visits)
+	}
+	s.Restore(7, last, visits[1:])
+	got, _ := s.Rate(7)
+	want, _ := r.Rate(7)
+	if got != want || got == 0 {
+		t.Errorf("estimates after Restore: %v and %v, want equal and not 0", got, want)
+	}
+	if _, _, ok := s.Visits(8); ok {
+		t.Error("History of a page never visited is ok")
+	}
+	r.Forget(7)
+	if r.Len() != 0 {
+		t.Errorf("Len after Forget = %d", r.Len())
+	}
+}

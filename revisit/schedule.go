@@ -50,11 +50,7 @@ func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
 		p = &page{}
 		s.pages[id] = p
 	} else if d := at.Sub(p.last); d > 0 {
-		keep := s.History
-		if keep <= 0 {
-			keep = DefaultHistory
-		}
-		if len(p.visits) == keep {
+		if len(p.visits) >= s.keep() {
 			p.visits = append(p.visits[:0], p.visits[1:]...)
 		}
 		p.visits = append(p.visits, Visit{Interval: d, Changed: changed})
@@ -97,6 +93,42 @@ func (s *Schedule) Plan() {
 	for i, id := range ids {
 		s.pages[id].rate = f[i]
 	}
+}
+
+// Visits returns the time of the latest visit of page id and the visits
+// kept for its estimate, oldest first; ok is false for a page not known.
+// The slice is the Schedule's: copy it to keep it past the next Visited.
+func (s *Schedule) Visits(id uint64) (last time.Time, visits []Visit, ok bool) {
+	p := s.pages[id]
+	if p == nil {
+		return time.Time{}, nil, false
+	}
+	return p.last, p.visits, true
+}
+
+// Restore makes page id known with the history Visits returned for it
+// (a crawl resumed from its records), in place of any it had; the next
+// Plan gives it its rate.
+func (s *Schedule) Restore(id uint64, last time.Time, visits []Visit) {
+	if s.pages == nil {
+		s.pages = map[uint64]*page{}
+	}
+	keep := s.keep()
+	if len(visits) > keep {
+		visits = visits[len(visits)-keep:]
+	}
+	s.pages[id] = &page{last: last, visits: append([]Visit(nil), visits...)}
+}
+
+// Forget drops page id: it is not revisited any more (it is gone).
+func (s *Schedule) Forget(id uint64) { delete(s.pages, id) }
+
+// keep returns how many visits of a page are kept.
+func (s *Schedule) keep() int {
+	if s.History <= 0 {
+		return DefaultHistory
+	}
+	return s.History
 }
 
 // Len returns the number of pages known.
