@@ -137,6 +137,10 @@ type Crawler struct {
 	// Sitemaps says which sitemaps are read; the zero value,
 	// SitemapsListed, reads those robots.txt files list.
 	Sitemaps SitemapPolicy
+	// Recrawl, if not nil, keeps revisiting the pages fetched, by their
+	// estimated rates of change, until the Run's context is done or a
+	// budget is spent; see [Recrawl]. Nil: each page is fetched once.
+	Recrawl *Recrawl
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
 	// meta robots says nofollow.
 	IgnoreNoFollow bool
@@ -161,6 +165,10 @@ type made struct {
 	seedHosts map[string]bool
 	// robotsRun is the Run robots fetches for: its Fetcher and User-Agent.
 	robotsRun atomic.Pointer[run]
+	// revisits are the pages a Recrawl revisits, for the frontier
+	// revisitsOf.
+	revisits   *revisits
+	revisitsOf frontier.Frontier
 }
 
 // fetchRobots is the Fetch of the robots.txt cache made by Run.
@@ -272,6 +280,9 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 			return err
 		}
 	}
+	if err := r.startRevisits(); err != nil {
+		return err
+	}
 	for _, u := range canonSeeds {
 		c.made.seedHosts[canon.Host(u)] = true // the crawl's, kept for a Run that resumes it
 	}
@@ -312,6 +323,14 @@ func (c *Crawler) validate() error {
 	if err := c.Pacing.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Recrawl != nil {
+		if err := c.Recrawl.validate(c.MaxRate); err != nil {
+			errs = append(errs, err)
+		}
+		if _, shared := c.Frontier.(frontier.Exchanger); shared {
+			errs = append(errs, errors.New("crawler: Recrawl with a crawl shared by several frontiers (frontier.Exchanger) is not supported yet"))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -350,6 +369,9 @@ type run struct {
 	// else nil. fps is its buffer. Scheduler only.
 	batcher seen.Batcher
 	fps     []uint64
+	// revisits are the pages Crawler.Recrawl revisits; nil without it.
+	// Scheduler only.
+	revisits *revisits
 	// trackDepths says whether depths are kept: always under
 	// Scope.MaxDepth; without it, only for a frontier in memory, since
 	// depths grows with the URLs waiting, which a durable frontier keeps
@@ -451,8 +473,24 @@ type outcome struct {
 	linkFPs   []uint64  // fingerprints of all the page's out-links and its redirect target
 	redirect  bool      // a redirect followed: linkFPs holds its target alone
 	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
-	html      bool      // a 2xx HTML page was read: content is set
-	content   uint64    // fingerprint of its content (see Traps.DuplicatePages)
+	html      bool      // a 2xx HTML page was read
+	content   uint64    // fingerprint of a 2xx body (HTML: of its content, see Traps.DuplicatePages)
+
+	// For Recrawl: the final response's status (0: none), its
+	// validators, whether the page is gone (no revisits), whether it was
+	// a revisit, and the lastmod a sitemap gave its URLs.
+	status             int
+	etag, lastModified string
+	gone               bool
+	revisit            bool
+	lastmods           []lastmod
+}
+
+// job is an entry handed to a worker, with the visit before if it is a
+// revisit.
+type job struct {
+	entry frontier.Entry
+	last  *lastVisit
 }
 
 // loop is the scheduler: it owns the frontier and the seen-set, hands ready
@@ -461,13 +499,13 @@ func (r *run) loop(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	jobs := make(chan frontier.Entry, r.workers)
+	jobs := make(chan job, r.workers)
 	results := make(chan outcome, r.workers) // never full: at most r.workers entries are out
 	var wg sync.WaitGroup
 	for range r.workers {
 		wg.Go(func() {
-			for e := range jobs {
-				results <- r.process(ctx, e)
+			for j := range jobs {
+				results <- r.process(ctx, j)
 			}
 		})
 	}
@@ -486,7 +524,7 @@ func (r *run) loop(ctx context.Context) error {
 		if o.requested {
 			requested++
 		}
-		if o.html {
+		if o.html && !o.revisit {
 			r.checkContent(o)
 		}
 		// New links are pushed before Done, so that a frontier spending
@@ -498,6 +536,12 @@ func (r *run) loop(ctx context.Context) error {
 		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect, Requested: o.requested})
 		if !o.retry {
 			r.finished(o)
+			if r.revisits != nil {
+				r.revisits.done(o, time.Now())
+			}
+		}
+		if r.revisits != nil && len(o.lastmods) > 0 {
+			r.revisits.hint(o.lastmods, time.Now())
 		}
 		if err := r.commit(); err != nil && failed == nil {
 			failed = err
@@ -516,6 +560,9 @@ func (r *run) loop(ctx context.Context) error {
 	var err error
 	for err == nil && failed == nil {
 		var wake time.Time
+		if r.revisits != nil {
+			failed = r.releaseRevisits(time.Now())
+		}
 		for inflight < r.workers && budgetLeft() {
 			now := time.Now()
 			if r.rateInterval > 0 && now.Before(nextSlot) {
@@ -534,7 +581,16 @@ func (r *run) loop(ctx context.Context) error {
 				e.Depth = d // a shorter path was found while it waited
 			}
 			inflight++
-			jobs <- e
+			j := job{entry: e}
+			if r.revisits != nil {
+				j.last = r.revisits.revisiting(e.FP)
+			}
+			jobs <- j
+		}
+		if r.revisits != nil {
+			if due, ok := r.revisits.next(); ok && (wake.IsZero() || due.Before(wake)) {
+				wake = due
+			}
 		}
 		r.publish(inflight)
 		if inflight == 0 && r.ended(budgetLeft()) {
@@ -587,7 +643,7 @@ func (r *run) ended(budgetLeft bool) bool {
 	if r.exchange != nil {
 		return r.exchange.Finished()
 	}
-	return r.frontier.Len() == 0 || !budgetLeft
+	return r.frontier.Len() == 0 && (r.revisits == nil || len(r.revisits.pages) == 0) || !budgetLeft
 }
 
 // receive discovers the links other parts of the crawl forwarded here, as
@@ -702,6 +758,9 @@ func (r *run) publish(inflight int) {
 	r.stats.frontier.Store(int64(r.frontier.Len()))
 	r.stats.seen.Store(int64(r.seen.Len()))
 	r.stats.hosts.Store(int64(len(r.hosts)))
+	if r.revisits != nil {
+		r.stats.revisiting.Store(int64(len(r.revisits.pages)))
+	}
 }
 
 // discover runs the URL-seen test on l and pushes it if it is new and no

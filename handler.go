@@ -59,6 +59,13 @@ type Page struct {
 	// IgnoreNoFollow); NoIndex is for the Handler to honour.
 	NoFollow, NoIndex bool
 
+	// Revisit reports that the page was fetched before and Crawler.Recrawl
+	// fetched it again, with the validators of the visit before; Unchanged,
+	// that the revisit found it as that visit did: a 304 Not Modified
+	// (Status 304, no Body, no Links) or a 2xx with the same content
+	// fingerprint (for HTML, that of its text, tags and link paths).
+	Revisit, Unchanged bool
+
 	FetchedAt time.Time     // when the request was sent
 	Duration  time.Duration // from request to end of body
 }

@@ -99,12 +99,16 @@ type Stats struct {
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
 	Sitemaps         int64            // responses read as sitemaps (urlsets, indexes, text lists)
 	SitemapURLs      int64            // URLs they listed within the protocol's scope, before the crawl's Scope
+	Revisits         int64            // page requests that revisited a page fetched before (Crawler.Recrawl)
+	NotModified      int64            // of those, answered 304 Not Modified: no body
+	Unchanged        int64            // of those, found the page unchanged: a 304, or a 200 with the content of the visit before
 	Forwarded        int64            // links sent to the part of a shared crawl that holds their host (frontier.Exchanger)
 	Received         int64            // links received from other parts of a shared crawl, before the URL-seen test
 	Seen             int              // URLs in the seen-set
 	Frontier         int              // URLs waiting in the frontier
 	InFlight         int              // URLs being processed by workers
 	Hosts            int              // distinct hosts met
+	Revisiting       int              // pages fetched that Recrawl keeps revisiting
 	Elapsed          time.Duration    // time since Run started (to its end, once it returned)
 	PagesPerSec      float64          // Fetched / Elapsed
 }
@@ -148,6 +152,9 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.DepthRefetches += s.DepthRefetches
 	sum.Sitemaps += s.Sitemaps
 	sum.SitemapURLs += s.SitemapURLs
+	sum.Revisits += s.Revisits
+	sum.NotModified += s.NotModified
+	sum.Unchanged += s.Unchanged
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
 		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
@@ -230,12 +237,16 @@ type counters struct {
 	depthRefetches   atomic.Int64
 	sitemaps         atomic.Int64
 	sitemapURLs      atomic.Int64
+	revisits         atomic.Int64
+	notModified      atomic.Int64
+	unchanged        atomic.Int64
 	patternsMu       sync.Mutex
 	trapPatterns     []string
 	seen             atomic.Int64
 	frontier         atomic.Int64
 	inflight         atomic.Int64
 	hosts            atomic.Int64
+	revisiting       atomic.Int64
 }
 
 func (c *counters) addError(kind string) {
@@ -301,12 +312,16 @@ func (c *counters) snapshot() Stats {
 		DepthRefetches:   c.depthRefetches.Load(),
 		Sitemaps:         c.sitemaps.Load(),
 		SitemapURLs:      c.sitemapURLs.Load(),
+		Revisits:         c.revisits.Load(),
+		NotModified:      c.notModified.Load(),
+		Unchanged:        c.unchanged.Load(),
 		Forwarded:        c.forwarded.Load(),
 		Received:         c.received.Load(),
 		Seen:             int(c.seen.Load()),
 		Frontier:         int(c.frontier.Load()),
 		InFlight:         int(c.inflight.Load()),
 		Hosts:            int(c.hosts.Load()),
+		Revisiting:       int(c.revisiting.Load()),
 	}
 	for code := range c.status {
 		if n := c.status[code].Load(); n > 0 {

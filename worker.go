@@ -17,12 +17,15 @@ import (
 	"crawler/internal/links"
 	"crawler/politeness"
 	"crawler/sitemap"
+
+	"github.com/zeebo/xxh3"
 )
 
 // process does the parallel part of one URL on a worker goroutine: robots,
 // fetch, link extraction, the handler, canonicalization and scope.
-func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
-	o := outcome{entry: e}
+func (r *run) process(ctx context.Context, j job) outcome {
+	e := j.entry
+	o := outcome{entry: e, revisit: j.last != nil}
 	if ctx.Err() != nil {
 		o.retry = true
 		return o
@@ -55,7 +58,11 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	o.requested = true
 	r.stats.requests.Add(1)
 	start := time.Now()
-	resp, err := r.fetcher.Fetch(ctx, &fetch.Request{URL: e.URL, UserAgent: r.userAgent})
+	req := &fetch.Request{URL: e.URL, UserAgent: r.userAgent}
+	if j.last != nil {
+		req.ETag, req.LastModified = j.last.etag, j.last.lastModified
+	}
+	resp, err := r.fetcher.Fetch(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
@@ -67,6 +74,9 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 		r.stats.requests.Add(-1)
 		r.refuse(ctx, &o, err)
 		return o
+	}
+	if o.revisit {
+		r.stats.revisits.Add(1)
 	}
 	end := time.Now()
 	pace := politeness.Outcome{Err: err, Duration: end.Sub(start), CrawlDelay: crawlDelay}
@@ -98,12 +108,16 @@ func (r *run) process(ctx context.Context, e frontier.Entry) outcome {
 	}
 
 	p := pageOf(e, err, start)
+	p.Revisit = o.revisit
 	if err != nil {
 		p.Duration = time.Since(start)
 		r.stats.addError(ErrorKind(err))
 		r.log.Warn("fetch failed", "url", e.URL, "err", err)
 	} else {
-		o.content, o.html = r.readResponse(ctx, p, u, e, resp)
+		r.readResponse(ctx, p, u, &o, resp)
+		if j.last != nil {
+			r.compare(p, &o, j.last)
+		}
 	}
 	r.handle(ctx, p, &o)
 	if !p.NoFollow || r.c.IgnoreNoFollow {
@@ -179,6 +193,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		o.retry = true
 		return crawlDelay, true
 	case !rules.Allowed(r.agentToken, e.URL):
+		o.gone = true
 		r.stats.robotsBlocked.Add(1)
 		r.log.Debug("disallowed by robots.txt", "url", e.URL)
 		return crawlDelay, true
@@ -192,6 +207,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 // is not tried again.
 func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 	e := o.entry
+	o.gone = true
 	r.stats.addError(KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
 	if r.seeds[e.FP] && e.Referrer == "" {
@@ -204,15 +220,19 @@ func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 // skipRetired reports e, unfetched, to the handler with err, the error of
 // its retired host.
 func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
+	o.gone = true
 	r.stats.addError(KindHostRetired)
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML
-// the links and directives. For a 2xx HTML page it returns the content
-// fingerprint and html true.
-func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, e frontier.Entry, resp *fetch.Response) (content uint64, html bool) {
+// the links and directives; and o with what the scheduler needs of it:
+// for a 2xx response, the content fingerprint (and html for HTML).
+func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
+	e := o.entry
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
+	o.status, o.etag, o.lastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || isRedirect(resp.Status)
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
 	r.countResponse(resp)
@@ -233,19 +253,20 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, e frontier.
 			p.Redirect = target
 			r.stats.redirects.Add(1)
 		}
-		return 0, false
+		return
 	}
 	// Links are taken from successful HTML pages and sitemaps only: an
 	// error page's links are the site's navigation at best, and a trap at
 	// worst.
 	if resp.Status/100 != 2 {
-		return 0, false
+		return
 	}
 	if !links.IsHTML(p.ContentType, p.Body) {
+		o.content = xxh3.Hash(p.Body)
 		if r.c.Sitemaps != SitemapsOff {
-			p.Links = r.readSitemap(ctx, u, e, p.Body)
+			p.Links, o.lastmods = r.readSitemap(ctx, u, e, p.Body)
 		}
-		return 0, false
+		return
 	}
 	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
 	if ex.TooMany {
@@ -273,7 +294,22 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, e frontier.
 	if len(ex.NoFollow) > 0 {
 		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
 	}
-	return ex.Content, true
+	o.content, o.html = ex.Content, true
+}
+
+// compare tells p, the page of a revisit, and o whether the page is as
+// the visit before saw it: a 304 Not Modified, or a 2xx with the same
+// content fingerprint.
+func (r *run) compare(p *Page, o *outcome, last *lastVisit) {
+	switch {
+	case o.status == http.StatusNotModified:
+		r.stats.notModified.Add(1)
+	case o.status/100 == 2 && o.content == last.content:
+	default:
+		return
+	}
+	p.Unchanged = true
+	r.stats.unchanged.Add(1)
 }
 
 // robotsSitemaps schedules, as links of o's entry, the sitemaps that the
@@ -318,12 +354,12 @@ func (r *run) robotsSitemaps(u *url.URL, rules *politeness.Robots, o *outcome) {
 // crawl, or shares one with other machines) lets an XML sitemap on a host
 // whose robots.txt lists sitemaps list any URL of its own origin (not of
 // another), and reads no text sitemap it was not told of.
-func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) []string {
+func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []lastmod) {
 	v, listed := r.sitemaps.Load(e.FP)
 	robotsOrigin, _ := v.(string)
 	sr, err := sitemap.NewReader(bytes.NewReader(body))
 	if err != nil || sr.Kind() == sitemap.Text && !listed {
-		return nil
+		return nil, nil
 	}
 	if !listed && !r.c.IgnoreRobots {
 		origin := sitemap.Origin(u)
@@ -333,6 +369,7 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 	}
 	r.stats.sitemaps.Add(1)
 	var locs []string
+	var lastmods []lastmod
 	for {
 		se, err := sr.Next()
 		if err != nil {
@@ -346,6 +383,11 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 			continue
 		}
 		locs = append(locs, se.Loc)
+		if !se.LastMod.IsZero() && r.c.Recrawl != nil {
+			if l, err := r.canon.Resolve(u, se.Loc); err == nil {
+				lastmods = append(lastmods, lastmod{canon.Fingerprint(l), se.LastMod})
+			}
+		}
 	}
 	out := r.resolveLinks(u, locs, make(map[string]struct{}, len(locs)))
 	if sr.Kind() == sitemap.Index {
@@ -354,7 +396,7 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 		}
 	}
 	r.stats.sitemapURLs.Add(int64(len(out)))
-	return out
+	return out, lastmods
 }
 
 // resolveLinks resolves hrefs against base into canonical URLs, each once

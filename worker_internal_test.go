@@ -44,7 +44,8 @@ func FuzzReadResponse(f *testing.F) {
 			}
 			p := &Page{URL: page}
 			resp := &fetch.Response{URL: page, Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: doc}
-			if _, isHTML := r.readResponse(t.Context(), p, u, frontier.Entry{URL: page}, resp); !isHTML {
+			o := outcome{entry: frontier.Entry{URL: page}}
+			if r.readResponse(t.Context(), p, u, &o, resp); !o.html {
 				t.Fatal("readResponse did not read the page as HTML")
 			}
 			if len(p.Links) > len(ex.Hrefs) {

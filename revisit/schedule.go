@@ -56,15 +56,35 @@ func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
 		p.visits = append(p.visits, Visit{Interval: d, Changed: changed})
 	}
 	p.last = at
+	return s.due(p)
+}
+
+// Due returns when page id is due again, by the rate of the last Plan
+// (or, before the Plan that knows it, an even share of the budget); ok is
+// false for a page not known. A page the Plan gave no revisits is due in
+// about 146 years: never, as near as time goes.
+func (s *Schedule) Due(id uint64) (due time.Time, ok bool) {
+	p := s.pages[id]
+	if p == nil {
+		return time.Time{}, false
+	}
+	return s.due(p), true
+}
+
+func (s *Schedule) due(p *page) time.Time {
 	rate := p.rate
 	if rate <= 0 {
 		rate = s.Bounds.clamp(s.Budget / float64(len(s.pages)))
 	}
 	if rate <= 0 {
-		return at.Add(time.Duration(math.MaxInt64 / 2)) // never, as near as time goes
+		return p.last.Add(Never)
 	}
-	return at.Add(time.Duration(float64(time.Second) / rate))
+	return p.last.Add(time.Duration(float64(time.Second) / rate))
 }
+
+// Never is how long after its last visit a page that is not to be
+// revisited is due.
+const Never = time.Duration(math.MaxInt64 / 2)
 
 // Plan spreads the budget anew over the pages known, by their rates of
 // change estimated from their visits (Uniform: evenly). A page with no

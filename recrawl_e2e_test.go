@@ -1,0 +1,189 @@
+package crawler_test
+
+import (
+	"context"
+	"flag"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"crawler"
+	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/revisit"
+)
+
+var recrawlSeconds = flag.Int("recrawl.seconds", 40, "length of the real-time recrawl runs of TestRecrawlFreshness")
+
+// changingWeb is a web of 500 pages (20 hosts of 25) whose mean change
+// intervals spread log-uniformly from 1 s to 2 min.
+func changingWeb() *crawlertest.Web {
+	return crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 20, PagesPerHost: 25,
+		ChangeInterval: changeInterval})
+}
+
+func changeInterval(host, page int) time.Duration {
+	u := float64((host*25+page)*7919%500) / 499 // spread, not in crawl order
+	return time.Duration(math.Exp(math.Log(1)+u*(math.Log(120)-math.Log(1))) * float64(time.Second))
+}
+
+// htmlPagesOnly keeps a crawl of a crawlertest web on its HTML pages: "/"
+// and /p/<n>.
+var htmlPagesOnly = crawler.Scope{Allow: func(u string, _ int) bool {
+	i := strings.Index(u[len("http://"):], "/")
+	path := u[len("http://")+i:]
+	return path == "/" || strings.HasPrefix(path, "/p/")
+}}
+
+var versionRE = regexp.MustCompile(`<p class="version">version (\d+)`)
+
+// copies are the versions of a crawl's copies of the pages, as its
+// Handler saw them.
+type copies struct {
+	mu       sync.Mutex
+	version  map[string]int
+	revisits int
+	at       []time.Time // of the revisits
+}
+
+func (c *copies) Handle(_ context.Context, p *crawler.Page) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.Revisit {
+		c.revisits++
+		c.at = append(c.at, p.FetchedAt)
+	}
+	if p.Status != 200 {
+		return nil
+	}
+	m := versionRE.FindSubmatch(p.Body)
+	if m == nil {
+		return nil
+	}
+	v, _ := strconv.Atoi(string(m[1]))
+	if old, ok := c.version[p.URL]; ok && p.Unchanged && old != v {
+		panic("an Unchanged page changed: " + p.URL)
+	}
+	c.version[p.URL] = v
+	return nil
+}
+
+// freshness samples, every 100 ms from start+from to start+to, the
+// fraction of the web's pages whose copy is current.
+func (c *copies) freshness(w *crawlertest.Web, pages []string, start time.Time, from, to time.Duration) float64 {
+	time.Sleep(time.Until(start.Add(from)))
+	fresh, samples := 0, 0
+	for now := time.Now(); now.Before(start.Add(to)); now = time.Now() {
+		c.mu.Lock()
+		for _, u := range pages {
+			v, ok := c.version[u]
+			if cur, _ := w.Version(u, now); ok && v == cur {
+				fresh++
+			}
+		}
+		c.mu.Unlock()
+		samples += len(pages)
+		time.Sleep(100 * time.Millisecond)
+	}
+	return float64(fresh) / float64(samples)
+}
+
+// recrawl runs a crawl of w that revisits under rc at rate pages/s for
+// dur, and returns its freshness over the second half, and its revisits
+// per second then.
+func recrawl(t *testing.T, w *crawlertest.Web, pages []string, rc crawler.Recrawl, rate float64, dur time.Duration) (fresh, revisitRate float64, st crawler.Stats) {
+	cp := &copies{version: map[string]int{}}
+	c := &crawler.Crawler{Handler: cp, Scope: htmlPagesOnly, Recrawl: &rc, MaxRate: rate, Workers: 8,
+		Pacing:  politeness.Pacing{Delay: 10 * time.Millisecond, DelayFactor: -1},
+		Fetcher: &fetch.HTTPFetcher{Client: w.Client()}}
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, w.Seeds()...) }()
+	fresh = cp.freshness(w, pages, start, dur/2, dur)
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("Run: %v, want stopped by its deadline", err)
+	}
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	n := 0
+	for _, at := range cp.at {
+		if at.After(start.Add(dur / 2)) {
+			n++
+		}
+	}
+	return fresh, float64(n) / (dur / 2).Seconds(), c.Stats()
+}
+
+// On a web of 500 pages whose mean change intervals spread from a second
+// to two minutes, a crawl that revisits by estimated rates of change keeps
+// its copies at least as fresh as one that revisits uniformly at the same
+// rate, and at least 90% as fresh as the optimal policy that knows the
+// true rates would at the rate it spent. The two crawls run at once, in
+// real time, on two copies of the web; the optimum is computed.
+func TestRecrawlFreshness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs in real time")
+	}
+	t.Parallel()
+	dur := time.Duration(*recrawlSeconds) * time.Second
+	const rate = 150.0 // requests a second: every page about every 3.3 s
+	webs := []*crawlertest.Web{changingWeb(), changingWeb()}
+	var pages []string
+	var lambdas []float64
+	for h := range 20 {
+		for n := range 25 {
+			u := webs[0].URL(h, n)
+			pages = append(pages, u)
+			lambdas = append(lambdas, 1/changeInterval(h, n).Seconds())
+		}
+	}
+	type result struct {
+		fresh, rate float64
+		st          crawler.Stats
+	}
+	results := make([]result, 2)
+	var wg sync.WaitGroup
+	for i, uniform := range []bool{false, true} {
+		wg.Go(func() {
+			defer webs[i].Close()
+			f, r, st := recrawl(t, webs[i], pages, crawler.Recrawl{Uniform: uniform}, rate, dur)
+			results[i] = result{f, r, st}
+		})
+	}
+	wg.Wait()
+	est, uni := results[0], results[1]
+	optimal := meanFreshness(lambdas, revisit.Allocate(lambdas, est.rate, revisit.Bounds{Max: crawler.DefaultRecrawlMaxInterval}))
+	uniformModel := meanFreshness(lambdas, revisit.Uniform(len(lambdas), uni.rate, revisit.Bounds{}))
+	t.Logf("freshness over the second half of %v: estimated %.3f (%.1f revisits/s), uniform %.3f (%.1f/s; model %.3f), optimal %.3f at the estimated policy's rate: %.0f%% of it",
+		dur, est.fresh, est.rate, uni.fresh, uni.rate, uniformModel, optimal, 100*est.fresh/optimal)
+	for i, r := range results {
+		t.Logf("policy %d: %d requests, %d revisits, %d answered 304, %d unchanged, %d pages revisited", i, r.st.Requests, r.st.Revisits, r.st.NotModified, r.st.Unchanged, r.st.Revisiting)
+		if r.st.Revisiting != len(pages) {
+			t.Errorf("policy %d revisits %d pages, want %d", i, r.st.Revisiting, len(pages))
+		}
+		if r.st.Unchanged != r.st.NotModified {
+			t.Errorf("policy %d: %d unchanged but %d answered 304: the server answers 304 for every unchanged page", i, r.st.Unchanged, r.st.NotModified)
+		}
+	}
+	if est.fresh < uni.fresh {
+		t.Errorf("estimated policy %.3f fresh, below uniform's %.3f", est.fresh, uni.fresh)
+	}
+	if est.fresh < 0.9*optimal {
+		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f", est.fresh, optimal)
+	}
+}
+
+func meanFreshness(lambdas, f []float64) float64 {
+	s := 0.0
+	for i, l := range lambdas {
+		s += revisit.Freshness(l, f[i])
+	}
+	return s / float64(len(lambdas))
+}
