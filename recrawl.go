@@ -383,7 +383,10 @@ func decodeVisited(b []byte) (p *visited, last time.Time, visits []revisit.Visit
 	p.content = d.uint64()
 	p.due = time.UnixMilli(d.varint())
 	last = time.UnixMilli(d.varint())
-	n := d.uvarint(uint64(len(d.b))) // each visit takes a byte at least
+	n := d.uvarint(math.MaxInt32)
+	if n > uint64(len(d.b)) { // each visit takes a byte at least
+		d.bad, d.b, n = true, nil, 0
+	}
 	for range n {
 		x := d.uvarint(math.MaxUint64)
 		visits = append(visits, revisit.Visit{Interval: time.Duration(x>>1) * time.Millisecond, Changed: x&1 == 1})
@@ -421,7 +424,11 @@ func (d *decoder) varint() int64 {
 }
 
 func (d *decoder) string() string {
-	n := d.uvarint(uint64(len(d.b)))
+	n := d.uvarint(math.MaxInt32)
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return ""
+	}
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s

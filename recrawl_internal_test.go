@@ -1,0 +1,111 @@
+package crawler
+
+import (
+	"testing"
+	"time"
+
+	"crawler/frontier"
+	"crawler/revisit"
+)
+
+var t0 = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+
+// A page's record decodes to what was encoded; a record cut short or
+// damaged is an error.
+func TestVisitedRecord(t *testing.T) {
+	p := &visited{url: "http://a.test/x", depth: 3, etag: `"v1"`, lastModified: "Tue, 24 Nov 2026 10:00:00 GMT",
+		content: 1<<63 | 5, due: t0.Add(time.Minute), queued: true}
+	visits := []revisit.Visit{{Interval: time.Second, Changed: true}, {Interval: 90 * time.Minute}}
+	b := encodeVisited(p, t0, visits)
+	got, last, gotVisits, err := decodeVisited(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.due.Equal(p.due) {
+		got.due = p.due // the same instant, in time.Local
+	}
+	if *got != *p || !last.Equal(t0) || len(gotVisits) != 2 || gotVisits[0] != visits[0] || gotVisits[1] != visits[1] {
+		t.Fatalf("decoded %+v, %v, %v; want %+v, %v, %v", got, last, gotVisits, p, t0, visits)
+	}
+	for n := range len(b) {
+		if _, _, _, err := decodeVisited(b[:n]); err == nil {
+			t.Errorf("a record cut to %d of %d bytes decodes", n, len(b))
+		}
+	}
+	if _, _, _, err := decodeVisited(append(b, 0)); err == nil {
+		t.Error("a record with a byte more decodes")
+	}
+}
+
+// FuzzVisitedRecord: any bytes decode or fail without a panic, and what
+// decodes encodes back to the same bytes.
+func FuzzVisitedRecord(f *testing.F) {
+	f.Add(encodeVisited(&visited{url: "http://a.test/"}, t0, nil))
+	f.Add(encodeVisited(&visited{url: "http://a.test/x", etag: "e", content: 7, due: t0}, t0, []revisit.Visit{{Interval: time.Hour, Changed: true}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, last, visits, err := decodeVisited(b)
+		if err != nil {
+			return
+		}
+		if again := encodeVisited(p, last, visits); string(again) != string(b) {
+			// Varints have one shortest form; a longer one decodes too.
+			p2, last2, v2, err := decodeVisited(again)
+			if err != nil || p2.url != p.url || p2.content != p.content || !p2.due.Equal(p.due) || !last2.Equal(last) || len(v2) != len(visits) {
+				t.Fatalf("re-encoded record decodes to %+v, %v", p2, err)
+			}
+		}
+	})
+}
+
+// The scheduler's view: a first visit starts a page's revisits, a due
+// page goes to the frontier once and is a revisit then, a sitemap's later
+// lastmod makes a waiting page due at once, an earlier one does not, and
+// a gone page is forgotten.
+func TestRevisitsSteps(t *testing.T) {
+	v := newRevisits(Recrawl{Rate: 1}, 0)
+	f := &frontier.FIFO{}
+	e := frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"}
+	if v.revisiting(1) != nil {
+		t.Fatal("a page never fetched is a revisit")
+	}
+	v.done(outcome{entry: e, status: 200, etag: `"x"`, content: 9}, t0)
+	v.done(outcome{entry: frontier.Entry{URL: "http://a.test/404", FP: 2}, status: 404, gone: true}, t0)
+	if len(v.pages) != 1 {
+		t.Fatalf("%d pages revisited, want the one that answered 200", len(v.pages))
+	}
+	due, ok := v.next()
+	if !ok || !due.Equal(t0.Add(time.Second)) {
+		t.Fatalf("due at %v (%v), want a second later: the whole budget of 1/s", due.Sub(t0), ok)
+	}
+	if n := v.release(t0.Add(999*time.Millisecond), f); n != 0 {
+		t.Fatalf("released %d before its time", n)
+	}
+	if n := v.release(due, f); n != 1 || f.Len() != 1 {
+		t.Fatalf("released %d, frontier %d; want 1", n, f.Len())
+	}
+	if _, ok := v.next(); ok {
+		t.Fatal("a page in the frontier is still waiting")
+	}
+	if last := v.revisiting(1); last == nil || last.etag != `"x"` || last.content != 9 {
+		t.Fatalf("revisiting = %+v", last)
+	}
+	now := due.Add(time.Millisecond)
+	v.done(outcome{entry: e, status: 304}, now) // unchanged: validators and content kept
+	if p := v.pages[1]; p.etag != `"x"` || p.content != 9 || p.queued {
+		t.Fatalf("after a 304: %+v", p)
+	}
+	later := now.Add(10 * time.Millisecond)
+	v.hint([]lastmod{{1, now.Add(-time.Hour)}}, later)
+	if d, _ := v.next(); !d.After(later) {
+		t.Fatal("a lastmod before the last visit made the page due")
+	}
+	v.hint([]lastmod{{1, now.Add(time.Millisecond)}, {99, now}}, later)
+	if d, _ := v.next(); !d.Equal(later) {
+		t.Fatalf("a lastmod after the last visit: due %v, want now", d.Sub(later))
+	}
+	v.release(later, f)
+	v.done(outcome{entry: e, status: 410, gone: true}, later)
+	if len(v.pages) != 0 || v.queued != 0 || v.sched.Len() != 0 {
+		t.Fatalf("a gone page is kept: %d pages, %d queued", len(v.pages), v.queued)
+	}
+}
