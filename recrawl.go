@@ -28,9 +28,11 @@ import (
 // once.
 //
 // Revisits go through the frontier when they are due, so the host's
-// politeness and the crawl's MaxRate hold for them as for new URLs: a
-// FIFO frontier fetches a due page after the URLs its host queued before
-// it. A crawl that recrawls runs until its context is done or a budget
+// politeness and the crawl's MaxRate hold for them as for new URLs. A
+// frontier that is a [frontier.Expediter] (FIFO) hands a due page out
+// before the new URLs waiting, so revisits take their share while they
+// wait; another (the durable store's) after the URLs its host queued
+// before it. A crawl that recrawls runs until its context is done or a budget
 // (MaxPages, MaxBytes) is spent. With a frontier that is a
 // [frontier.Recorder] (a durable store), each page's visits are written
 // with its outcome, and a crawl resumed after a crash or a stop has them
@@ -155,8 +157,10 @@ func (v *revisits) budget(newWaiting bool) float64 {
 }
 
 // load reads the records the Recorder kept: the pages of the crawl
-// resumed, those waiting for their time and those in the frontier.
-func (v *revisits) load() error {
+// resumed, those waiting for their time and those in the frontier f (an
+// Expediter does not keep those it was given: they are given again).
+func (v *revisits) load(f frontier.Frontier) error {
+	_, expedite := f.(frontier.Expediter)
 	return v.rec.Records(keptVisits, func(fp uint64, b []byte) error {
 		p, last, visits, err := decodeVisited(b)
 		if err != nil {
@@ -164,9 +168,13 @@ func (v *revisits) load() error {
 		}
 		v.pages[fp] = p
 		v.sched.Restore(fp, last, visits)
-		if p.queued {
+		switch {
+		case p.queued && expedite:
 			v.queued++
-		} else {
+			v.push(f, fp, p)
+		case p.queued:
+			v.queued++
+		default:
 			heap.Push(&v.due, dueAt{fp, p.due})
 		}
 		return nil
@@ -214,10 +222,21 @@ func (v *revisits) release(now time.Time, f frontier.Frontier) int {
 		p.queued = true
 		v.queued++
 		n++
-		f.Push(frontier.Entry{URL: p.url, FP: d.fp, Host: canon.Host(p.url), Depth: p.depth})
+		v.push(f, d.fp, p)
 		v.write(d.fp, p)
 	}
 	return n
+}
+
+// push puts page fp in the frontier, ahead of the URLs waiting if the
+// frontier is an Expediter.
+func (v *revisits) push(f frontier.Frontier, fp uint64, p *visited) {
+	e := frontier.Entry{URL: p.url, FP: fp, Host: canon.Host(p.url), Depth: p.depth}
+	if x, ok := f.(frontier.Expediter); ok {
+		x.Expedite(e)
+		return
+	}
+	f.Push(e)
 }
 
 // next returns when the next page is due, if any is waiting.
@@ -457,7 +476,7 @@ func (r *run) startRevisits() error {
 		v := newRevisits(*c.Recrawl, c.MaxRate)
 		if rec, ok := r.frontier.(frontier.Recorder); ok {
 			v.rec = rec
-			if err := v.load(); err != nil {
+			if err := v.load(r.frontier); err != nil {
 				return err
 			}
 		}

@@ -175,8 +175,12 @@ func (s Stats) String() string {
 	for _, n := range s.Errors {
 		errs += n
 	}
-	return fmt.Sprintf("fetched %d (%.0f/s), %s, frontier %d, seen %d, hosts %d, robots-blocked %d, errors %d, elapsed %s",
-		s.Fetched, s.PagesPerSec, byteSize(s.Bytes), s.Frontier, s.Seen, s.Hosts, s.RobotsBlocked, errs,
+	revisits := ""
+	if s.Revisits > 0 {
+		revisits = fmt.Sprintf(", revisits %d (unchanged %d, 304 %d)", s.Revisits, s.Unchanged, s.NotModified)
+	}
+	return fmt.Sprintf("fetched %d (%.0f/s), %s, frontier %d, seen %d, hosts %d, robots-blocked %d%s, errors %d, elapsed %s",
+		s.Fetched, s.PagesPerSec, byteSize(s.Bytes), s.Frontier, s.Seen, s.Hosts, s.RobotsBlocked, revisits, errs,
 		s.Elapsed.Round(time.Millisecond))
 }
 

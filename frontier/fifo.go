@@ -29,9 +29,15 @@ type FIFO struct {
 	hosts   map[string]*hostQueue
 	ready   hostHeap // dispatchable now, by sequence number of the head entry
 	waiting hostHeap // dispatchable once readyAt has passed, by readyAt
-	seq     uint64
+	seq     uint64   // of the next entry pushed, from expeditedSeqs on
+	early   uint64   // of the next entry expedited, below expeditedSeqs
 	n       int
 }
+
+// expeditedSeqs bounds the sequence numbers of the entries given to
+// Expedite: those pushed number from it on, so that expedited ones come
+// first.
+const expeditedSeqs = 1 << 62
 
 // hostQueue is the state of one host: its URLs in order and its politeness.
 // Waiting entries are kept encoded (see appendEntry), each after the
@@ -108,10 +114,25 @@ func (h *hostQueue) putBack(e Entry) {
 // Push adds e at the back of its host's queue.
 func (f *FIFO) Push(e Entry) {
 	h := f.host(e.Host)
-	e.seq = f.seq
+	e.seq = expeditedSeqs + f.seq
 	h.push(e)
 	f.seq++
 	f.n++
+	f.schedule(h)
+}
+
+// Expedite adds e ahead of every entry given to Push: at the head of its
+// host's queue, after those expedited before, and its host ahead of the
+// ready hosts with none. See [Expediter].
+func (f *FIFO) Expedite(e Entry) {
+	h := f.host(e.Host)
+	e.seq = f.early
+	f.early++
+	h.putBack(e)
+	f.n++
+	if h.heap != nil {
+		h.heap.remove(h)
+	}
 	f.schedule(h)
 }
 

@@ -156,3 +156,38 @@ func ExampleFIFO() {
 	// 00:00:00 http://b.example/
 	// 00:00:01 http://a.example/next
 }
+
+var _ frontier.Expediter = (*frontier.FIFO)(nil)
+
+// Expedited entries come before those pushed, within their host and
+// across hosts, in the order expedited, and a retried one keeps its
+// place; a host's politeness holds for them.
+func TestFIFOExpedite(t *testing.T) {
+	var f frontier.FIFO
+	for i := range 3 {
+		f.Push(entry("a", i))
+		f.Push(entry("b", 10+i))
+	}
+	f.Expedite(entry("b", 20))
+	f.Expedite(entry("a", 21))
+	f.Expedite(entry("b", 22))
+	if f.Len() != 9 {
+		t.Fatalf("Len = %d, want 9", f.Len())
+	}
+	e, _, _ := f.Next(t0)
+	if e.URL != "http://b/20" {
+		t.Fatalf("first = %s, want the first expedited", e.URL)
+	}
+	f.Done(e, frontier.Result{Retry: true, Next: t0.Add(time.Second)})
+	got := drain(&f, t0, 0)
+	// b is not ready for a second: a's expedited entry, then a's own.
+	want := []string{"http://a/21", "http://a/0", "http://a/1", "http://a/2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("while b waits: %v, want %v", got, want)
+	}
+	got = drain(&f, t0.Add(time.Second), 0)
+	want = []string{"http://b/20", "http://b/22", "http://b/10", "http://b/11", "http://b/12"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("then: %v, want %v", got, want)
+	}
+}

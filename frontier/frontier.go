@@ -90,6 +90,19 @@ type Keeper interface {
 	Kept(name string) []byte
 }
 
+// Expediter is a Frontier that can take an entry ahead of the others: the
+// crawler gives it the pages due for a revisit (Crawler.Recrawl), so that
+// they are fetched when due, not after every URL their host queued before,
+// and revisits take their share of the crawl while new URLs wait. FIFO is
+// one.
+type Expediter interface {
+	Frontier
+	// Expedite adds e to be handed out before every entry given to Push
+	// (after those expedited before it), as soon as its host's politeness
+	// allows.
+	Expedite(e Entry)
+}
+
 // Recorder is a Keeper that also keeps records by name and id, each
 // written with the step in progress, so that a crash keeps it with the
 // step or loses both: the crawler keeps there the visits of each page it

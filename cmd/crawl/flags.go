@@ -37,6 +37,11 @@ type options struct {
 	sameHost, demo     bool
 	ignoreRobots       bool
 	sitemaps           string
+	recrawl            bool
+	recrawlUniform     bool
+	recrawlShare       float64
+	recrawlMin         time.Duration
+	recrawlMax         time.Duration
 	duration           time.Duration
 	userAgent, out     string
 	json, verbose      bool
@@ -142,7 +147,12 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout); the file is created before the crawl starts")
 	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
-	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists), all (also each host's /sitemap.xml, one request more a host) or off")
+	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists; also true), all (also each host's /sitemap.xml, one request more a host) or off (also false)")
+	fs.BoolVar(&o.recrawl, "recrawl", false, "keep revisiting the pages fetched, each at the rate that keeps most copies fresh by its estimated rate of change (conditional GETs: a 304 costs no body), until -duration, -max-pages or a signal; needs -rate, which revisits share with new URLs")
+	fs.BoolVar(&o.recrawlUniform, "recrawl-uniform", false, "with -recrawl: revisit every page at the same rate (the baseline policy)")
+	fs.Float64Var(&o.recrawlShare, "recrawl-share", 0, fmt.Sprintf("with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: %v; negative: none)", crawler.DefaultRecrawlShare))
+	fs.DurationVar(&o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0 or negative: no bound but its host's pacing)")
+	fs.DurationVar(&o.recrawlMax, "recrawl-max", 0, fmt.Sprintf("with -recrawl: the longest time between two visits of a page (0: %v; negative: none, a page may never be revisited)", crawler.DefaultRecrawlMaxInterval))
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
@@ -185,6 +195,9 @@ func (o *options) validate() error {
 	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
 	_, ok := sitemapPolicies[o.sitemaps]
 	check(ok, "-sitemaps %q: want listed, all or off", o.sitemaps)
+	check(!o.recrawl || o.rate > 0, "-recrawl needs -rate R: the crawl's requests per second, which revisits share with new URLs")
+	check(finite(o.recrawlShare) && o.recrawlShare <= 1, "-recrawl-share %v: want at most 1 (0: the default; negative: none while new URLs wait)", o.recrawlShare)
+	check(!o.recrawl || o.cluster == "", "-recrawl: a crawl shared with -cluster does not revisit yet")
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
 	check(o.cluster == "" || o.state != "" && o.node != "", "-cluster needs -state DIR and -node NAME: a node restarts from its own state")
 	check(o.cluster == "" || o.frontier == "fifo", "-cluster: -frontier %s is not shared between nodes; use fifo", o.frontier)
@@ -227,4 +240,6 @@ var sitemapPolicies = map[string]crawler.SitemapPolicy{
 	"listed": crawler.SitemapsListed,
 	"all":    crawler.SitemapsAll,
 	"off":    crawler.SitemapsOff,
+	"true":   crawler.SitemapsListed,
+	"false":  crawler.SitemapsOff,
 }

@@ -34,12 +34,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"crawler"
 	"crawler/crawlertest"
@@ -301,6 +303,9 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		Traps:        o.traps,
 		Logger:       newLogger(con, o.verbose),
 	}
+	if o.recrawl {
+		c.Recrawl = &crawler.Recrawl{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
+	}
 	size := o.seenSize
 	if size == 0 {
 		size = defaultSeenSize
@@ -334,7 +339,11 @@ func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []strin
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	closeFetcher = tr.CloseIdleConnections
 	if o.demo {
-		web := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10})
+		cfg := crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10}
+		if o.recrawl {
+			cfg.ChangeInterval = demoChanges
+		}
+		web := crawlertest.NewWeb(cfg)
 		tr.DialContext, tr.Proxy = web.DialContext, nil
 		demoSeeds = web.Seeds()
 		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), demoSeeds[0])
@@ -344,6 +353,13 @@ func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []strin
 		}
 	}
 	return &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}, demoSeeds, closeFetcher
+}
+
+// demoChanges is how often the pages of the demo web change under
+// -recrawl: their mean intervals spread from 5 s to 10 min.
+func demoChanges(host, page int) time.Duration {
+	u := float64((host*100+page)*7919%5000) / 4999
+	return time.Duration(5 * math.Pow(120, u) * float64(time.Second))
 }
 
 // finish writes what remains once Run has returned runErr: the pages

@@ -89,6 +89,8 @@ type record struct {
 	NoFollow    int     `json:"nofollow_links,omitempty"`
 	FetchMS     float64 `json:"fetch_ms"`
 	Redirect    string  `json:"redirect,omitempty"`
+	Revisit     bool    `json:"revisit,omitempty"`
+	Unchanged   bool    `json:"unchanged,omitempty"`
 	Error       string  `json:"error,omitempty"`
 }
 
@@ -118,7 +120,7 @@ func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 	r := record{
 		URL: p.URL, Status: p.Status, Depth: p.Depth, Importance: p.Importance, ContentType: p.ContentType,
 		Bytes: len(p.Body), Title: p.Title, Links: len(p.Links), NoFollow: len(p.NoFollowLinks), Redirect: p.Redirect,
-		FetchMS: float64(p.Duration.Microseconds()) / 1000,
+		FetchMS: float64(p.Duration.Microseconds()) / 1000, Revisit: p.Revisit, Unchanged: p.Unchanged,
 	}
 	if p.Err != nil {
 		r.Error = p.Err.Error()
@@ -202,6 +204,10 @@ type summary struct {
 	DepthRefetches   int64            `json:"depth_refetches"`
 	Sitemaps         int64            `json:"sitemaps,omitempty"`
 	SitemapURLs      int64            `json:"sitemap_urls,omitempty"`
+	Revisits         int64            `json:"revisits,omitempty"`
+	NotModified      int64            `json:"not_modified,omitempty"`
+	Unchanged        int64            `json:"unchanged,omitempty"`
+	Revisiting       int              `json:"revisiting,omitempty"`
 	Forwarded        int64            `json:"forwarded,omitempty"`
 	Received         int64            `json:"received,omitempty"`
 	Seen             int              `json:"seen"`
@@ -220,6 +226,7 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
 		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent, DepthRefetches: s.DepthRefetches,
 		Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs,
+		Revisits: s.Revisits, NotModified: s.NotModified, Unchanged: s.Unchanged, Revisiting: s.Revisiting,
 		Forwarded: s.Forwarded, Received: s.Received,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
