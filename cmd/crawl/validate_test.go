@@ -36,6 +36,10 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-seen", "cuckoo"}, "-seen"},
 		{[]string{"-frontier", "dfs"}, "-frontier"},
 		{[]string{"-sitemaps", "yes"}, "-sitemaps"},
+		{[]string{"-recrawl"}, "-recrawl needs -rate"},
+		{[]string{"-recrawl", "-rate", "-1"}, "-recrawl needs -rate"},
+		{[]string{"-recrawl", "-rate", "10", "-recrawl-share", "1.5"}, "-recrawl-share 1.5"},
+		{[]string{"-recrawl-share", "NaN"}, "-recrawl-share NaN"},
 		{[]string{"-max-pages", "x"}, "flag -max-pages"},
 		{[]string{"-delay", "1"}, "flag -delay"},
 		{[]string{"-no-such-flag"}, "-no-such-flag"},
@@ -63,6 +67,7 @@ func TestDefaultAndOffValuesAccepted(t *testing.T) {
 		{"-per-host", "0"}, {"-per-host", "-1"}, {"-seen-size", "0"}, {"-seen", "bitmap", "-seen-size", "0"},
 		{"-workers", "0"}, {"-rate", "-1"}, {"-progress", "-1s"}, {"-progress", "0"}, {"-delay-factor", "-1"},
 		{"-user-agent", "bot/1 (+https://example.com/bot; é)"},
+		{"-sitemaps=false"}, {"-sitemaps=true"}, {"-recrawl-share", "-1"}, {"-recrawl-max", "-1s"},
 	} {
 		before := s.requests.Load()
 		r := runCrawl(t, nil, append(append([]string{"-allow", s.addr(), "-delay", "-1s"}, args...), s.URL+"/")...)
