@@ -38,8 +38,8 @@ import (
 // with its outcome, and a crawl resumed after a crash or a stop has them
 // back.
 type Recrawl struct {
-	// Rate is the revisits per second of all pages together. 0: a share
-	// of MaxRate (see Share); Recrawl then needs MaxRate.
+	// Rate is the revisits per second of all pages together. 0 or
+	// negative: a share of MaxRate (see Share); Recrawl then needs MaxRate.
 	Rate float64
 	// Share is the fraction of MaxRate that revisits take while new URLs
 	// wait, when Rate is 0; when none wait, they take all of it. 0:
@@ -77,8 +77,8 @@ const (
 // validate reports settings of rc that no crawl can run with.
 func (rc *Recrawl) validate(maxRate float64) error {
 	switch {
-	case math.IsNaN(rc.Rate) || math.IsInf(rc.Rate, 0) || rc.Rate < 0:
-		return fmt.Errorf("crawler: Recrawl.Rate is %v; want 0 (a share of MaxRate) or more", rc.Rate)
+	case math.IsNaN(rc.Rate) || math.IsInf(rc.Rate, 0):
+		return fmt.Errorf("crawler: Recrawl.Rate is %v", rc.Rate)
 	case math.IsNaN(rc.Share) || rc.Share > 1:
 		return fmt.Errorf("crawler: Recrawl.Share is %v; want at most 1", rc.Share)
 	case rc.Rate == 0 && maxRate <= 0:

@@ -110,8 +110,52 @@ func Freshness(lambda, f float64) float64 {
 }
 
 // g(x) = 1 − (1+x)e^(−x) is λ·∂F/∂f at x = λ/f; it rises from 0 to 1 as
-// x does.
-func g(x float64) float64 { return -math.Expm1(-x) - x*math.Exp(-x) }
+// x does. Below x = 0.01, where the difference cancels, its series.
+func g(x float64) float64 {
+	if x < 0.01 {
+		x2 := x * x
+		return x2 * (0.5 - x/3 + x2/8 - x2*x/30 + x2*x2/144 - x2*x2*x/840)
+	}
+	return -math.Expm1(-x) - x*math.Exp(-x)
+}
+
+// gInverse returns the x at which g(x) = t, for t in (0, 1): Newton's
+// method (g′(x) = x·e^(−x)) from the inverse of g's series below, or of
+// its tail (1 − t ≈ (1+x)e^(−x)) above, kept within a bracket that
+// bisection narrows when a step leaves it. Four or five steps reach
+// full precision, where bisection took fifty.
+func gInverse(t float64) float64 {
+	var x float64
+	if t < 0.5 {
+		r := math.Sqrt(2 * t)
+		x = r * (1 + r/3)
+	} else {
+		l := -math.Log1p(-t)
+		x = l + math.Log1p(l)
+	}
+	lo, hi := 0.0, math.Inf(1)
+	for range 40 {
+		gx := g(x)
+		if gx < t {
+			lo = x
+		} else {
+			hi = x
+		}
+		next := x - (gx-t)/(x*math.Exp(-x))
+		if !(next > lo && next < hi) { // outside the bracket, or NaN
+			if math.IsInf(hi, 1) {
+				next = 2*x + 1
+			} else {
+				next = (lo + hi) / 2
+			}
+		}
+		if math.Abs(next-x) <= 1e-13*x {
+			return next
+		}
+		x = next
+	}
+	return x
+}
 
 // Bounds bound the rate of revisits of each page: at least one every Max,
 // at most one every Min. Zero fields mean no bound.
@@ -142,13 +186,13 @@ func (b Bounds) clamp(f float64) float64 {
 // Garcia-Molina's optimal policy. If the bounds' minimum rates exceed the
 // budget, every page gets its minimum; if their maximum rates fall short
 // of it, every page gets its maximum.
-func Allocate(rates []float64, budget float64, b Bounds) []float64 {
-	_, hi := b.rates()
+func Allocate(rates []float64, budget float64, bounds Bounds) []float64 {
+	_, hi := bounds.rates()
 	f := make([]float64, len(rates))
 	fill := func(mu float64) float64 {
 		sum := 0.0
 		for i, lambda := range rates {
-			f[i] = b.clamp(rateAt(lambda, mu))
+			f[i] = bounds.clamp(rateAt(lambda, mu))
 			sum += f[i]
 		}
 		return sum
@@ -160,22 +204,57 @@ func Allocate(rates []float64, budget float64, b Bounds) []float64 {
 		return f // the maximum rates cannot use it all
 	}
 	// Σf falls as μ rises, and no page is revisited above μ = 1/λ of the
-	// slowest-changing one: find μ with Σf(μ) = budget.
-	muLo, muHi := 0.0, 0.0
+	// slowest-changing one: find μ with Σf(μ) = budget. Bracket it (h > 0
+	// at a, h ≤ 0 at b), then close in by regula falsi with the Illinois
+	// rule, which takes about ten steps where bisection took sixty.
+	h := func(mu float64) float64 { return fill(mu) - budget }
+	b := 0.0
 	for _, lambda := range rates {
 		if lambda > 0 {
-			muHi = max(muHi, 1/lambda)
+			b = max(b, 1/lambda)
 		}
 	}
-	for range 60 {
-		mu := (muLo + muHi) / 2
-		if fill(mu) > budget {
-			muLo = mu
+	hb := h(b)
+	a, ha := b/16, h(b/16)
+	for range 300 {
+		if ha > 0 && !math.IsInf(ha, 1) || a == 0 {
+			break
+		}
+		if ha <= 0 {
+			b, hb = a, ha
+		}
+		a /= 16
+		ha = h(a)
+	}
+	if math.IsInf(ha, 1) { // only μ = 0 gives more than the budget
+		fill(b)
+		return f
+	}
+	side := 0
+	for range 100 {
+		c := b - hb*(b-a)/(hb-ha)
+		if !(c > a && c < b) {
+			c = (a + b) / 2
+		}
+		hc := h(c)
+		if math.Abs(hc) <= 1e-12*budget || c == a || c == b {
+			return f
+		}
+		if hc > 0 {
+			a, ha = c, hc
+			if side > 0 {
+				hb /= 2
+			}
+			side = 1
 		} else {
-			muHi = mu
+			b, hb = c, hc
+			if side < 0 {
+				ha /= 2
+			}
+			side = -1
 		}
 	}
-	fill(muHi)
+	fill(b)
 	return f
 }
 
@@ -188,20 +267,7 @@ func rateAt(lambda, mu float64) float64 {
 	case mu <= 0:
 		return math.Inf(1)
 	}
-	target := mu * lambda // g(x) = target, g rising in x
-	lo, hi := 0.0, 1.0
-	for g(hi) < target {
-		lo, hi = hi, hi*2
-	}
-	for range 50 {
-		mid := (lo + hi) / 2
-		if g(mid) < target {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lambda / ((lo + hi) / 2)
+	return lambda / gInverse(mu*lambda)
 }
 
 // Uniform returns the uniform policy: the budget shared evenly, within

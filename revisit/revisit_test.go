@@ -1,6 +1,7 @@
 package revisit_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -188,5 +189,38 @@ func TestScheduleRestore(t *testing.T) {
 	r.Forget(7)
 	if r.Len() != 0 {
 		t.Errorf("Len after Forget = %d", r.Len())
+	}
+}
+
+// BenchmarkPlan is a Schedule's Plan over pages with a few visits each:
+// what a recrawl pays at each replan (every quarter of the pages
+// visited, at most each second).
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			s := &revisit.Schedule{Budget: float64(n) / 600}
+			t0 := time.Unix(0, 0)
+			for id := range uint64(n) {
+				for v := range 8 {
+					s.Visited(id, t0.Add(time.Duration(v)*10*time.Minute), rng.IntN(3) == 0)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			next := t0.Add(time.Hour)
+			for b.Loop() {
+				// A quarter of the pages visited again since the last
+				// Plan, as when a recrawl plans.
+				b.StopTimer()
+				for range n / 4 {
+					s.Visited(rng.Uint64N(uint64(n)), next, rng.IntN(3) == 0)
+				}
+				next = next.Add(time.Hour)
+				b.StartTimer()
+				s.Plan()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/page")
+		})
 	}
 }

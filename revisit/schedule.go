@@ -14,8 +14,10 @@ const DefaultHistory = 64
 // change under the budget, or the same rate for all (Uniform). Pages are
 // known by an id (a URL's fingerprint). Visited uses the rates of the last
 // Plan; a page first visited since is given an even share of the budget
-// until the next. Plan costs a few thousand floating-point operations a
-// page: call it every minute or so, not at every visit. A Schedule is not
+// until the next. Plan re-estimates the pages visited since the Plan
+// before and costs about a hundred floating-point operations a page
+// (BenchmarkPlan): call it when many pages were visited, not at each
+// visit. A Schedule is not
 // safe for concurrent use; its zero value is not usable: set Budget.
 type Schedule struct {
 	// Budget is the rate of revisits of all pages together, per second.
@@ -36,6 +38,8 @@ type page struct {
 	last   time.Time // of the latest visit
 	visits []Visit   // the latest History, oldest first
 	rate   float64   // planned revisits per second; 0: not planned yet
+	change float64   // Estimate(visits), as of the last Plan
+	stale  bool      // visits changed since change was estimated
 }
 
 // Visited records a visit of page id at, which found it changed or not
@@ -54,6 +58,7 @@ func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
 			p.visits = append(p.visits[:0], p.visits[1:]...)
 		}
 		p.visits = append(p.visits, Visit{Interval: d, Changed: changed})
+		p.stale = true
 	}
 	p.last = at
 	return s.due(p)
@@ -98,7 +103,10 @@ func (s *Schedule) Plan() {
 	share := s.Budget / float64(len(s.pages))
 	for id, p := range s.pages {
 		ids = append(ids, id)
-		r := Estimate(p.visits)
+		if p.stale {
+			p.change, p.stale = Estimate(p.visits), false
+		}
+		r := p.change
 		if len(p.visits) == 0 {
 			r = share
 		}
@@ -137,7 +145,7 @@ func (s *Schedule) Restore(id uint64, last time.Time, visits []Visit) {
 	if len(visits) > keep {
 		visits = visits[len(visits)-keep:]
 	}
-	s.pages[id] = &page{last: last, visits: append([]Visit(nil), visits...)}
+	s.pages[id] = &page{last: last, visits: append([]Visit(nil), visits...), stale: true}
 }
 
 // Forget drops page id: it is not revisited any more (it is gone).
