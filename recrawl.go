@@ -182,7 +182,8 @@ func (v *revisits) load(f frontier.Frontier) error {
 }
 
 // plan spreads the budget anew when it is time, and moves each waiting
-// page's due time to its new rate.
+// page's due time to its new rate, but for those due already (a
+// sitemap's lastmod may have made them so).
 func (v *revisits) plan(now time.Time, newWaiting bool) {
 	b := v.budget(newWaiting)
 	n := len(v.pages)
@@ -204,7 +205,9 @@ func (v *revisits) plan(now time.Time, newWaiting bool) {
 		if p.queued {
 			continue
 		}
-		p.due, _ = v.sched.Due(fp)
+		if p.due.After(now) {
+			p.due, _ = v.sched.Due(fp)
+		}
 		v.due = append(v.due, dueAt{fp, p.due})
 	}
 	heap.Init(&v.due)

@@ -103,6 +103,11 @@ func TestRevisitsSteps(t *testing.T) {
 	if d, _ := v.next(); !d.Equal(later) {
 		t.Fatalf("a lastmod after the last visit: due %v, want now", d.Sub(later))
 	}
+	v.visits = 100
+	v.plan(later.Add(time.Hour), false) // a Plan keeps a page due already so
+	if d, _ := v.next(); !d.Equal(later) {
+		t.Fatalf("after a Plan: due %v, want as the hint made it", d.Sub(later))
+	}
 	v.release(later, f)
 	v.done(outcome{entry: e, status: 410, gone: true}, later)
 	if len(v.pages) != 0 || v.queued != 0 || v.sched.Len() != 0 {
