@@ -474,7 +474,7 @@ type outcome struct {
 	redirect  bool      // a redirect followed: linkFPs holds its target alone
 	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
 	html      bool      // a 2xx HTML page was read
-	content   uint64    // fingerprint of a 2xx body (HTML: of its content, see Traps.DuplicatePages)
+	content   uint64    // fingerprint of a 2xx HTML page's content (see Traps.DuplicatePages), or under Recrawl of any 2xx body
 
 	// For Recrawl: the final response's status (0: none), its
 	// validators, whether the page is gone (no revisits), whether it was

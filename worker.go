@@ -262,7 +262,9 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 		return
 	}
 	if !links.IsHTML(p.ContentType, p.Body) {
-		o.content = xxh3.Hash(p.Body)
+		if r.c.Recrawl != nil { // only revisits compare other bodies
+			o.content = xxh3.Hash(p.Body)
+		}
 		if r.c.Sitemaps != SitemapsOff {
 			p.Links, o.lastmods = r.readSitemap(ctx, u, e, p.Body)
 		}
