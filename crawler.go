@@ -540,9 +540,6 @@ func (r *run) loop(ctx context.Context) error {
 				r.revisits.done(o, time.Now())
 			}
 		}
-		if r.revisits != nil && len(o.lastmods) > 0 {
-			r.revisits.hint(o.lastmods, time.Now())
-		}
 		if err := r.commit(); err != nil && failed == nil {
 			failed = err
 		}

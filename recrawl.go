@@ -265,10 +265,17 @@ func (v *revisits) revisiting(fp uint64) *lastVisit {
 }
 
 // done takes the outcome of a page fetched (or tried) for the last time
-// in its turn, at now: a first visit of a page that answered 2xx starts
-// its revisits; a revisit is recorded and the page scheduled again, or
-// forgotten if it is gone.
+// in its turn, at now: the visit, and the lastmods of the sitemap it may
+// be.
 func (v *revisits) done(o outcome, now time.Time) {
+	v.visit(o, now)
+	v.hint(o.lastmods, now)
+}
+
+// visit records the outcome of a page at now: a first visit of a page
+// that answered 2xx starts its revisits; a revisit is recorded and the
+// page scheduled again, or forgotten if it is gone.
+func (v *revisits) visit(o outcome, now time.Time) {
 	fp := o.entry.FP
 	p := v.pages[fp]
 	if p != nil && p.queued {
