@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -21,6 +22,8 @@ import (
 	"crawler/politeness"
 	"crawler/store"
 )
+
+var _ cluster.Drainer = (*store.Frontier)(nil)
 
 // startNATS starts an embedded NATS server with JetStream on 127.0.0.1,
 // its store in a temporary directory.
@@ -373,4 +376,72 @@ func TestLeave(t *testing.T) {
 		t.Errorf("%d pages missed: more than the node that left can have held", missed)
 	}
 	checkOneAtATime(t, w)
+}
+
+// A node with far less work than another takes partitions from it: two
+// nodes whose names hash most of a small web's hosts to one of them
+// share its pages far more evenly than the hash does, and still fetch
+// every page once and no host from both at once.
+func TestSteal(t *testing.T) {
+	s := startNATS(t)
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 12, PagesPerHost: 30, Latency: 5 * time.Millisecond, Log: true})
+	t.Cleanup(w.Close)
+	hosts := w.Hosts()
+	// The name of a second node to which rendezvous hashing gives at most
+	// two of the twelve hosts.
+	light := ""
+	for i := 0; light == ""; i++ {
+		name, k := fmt.Sprint("m", i), 0
+		for _, h := range hosts {
+			if cluster.Owner(cluster.PartitionOf(h), []string{"n0", name}) == name {
+				k++
+			}
+		}
+		if k <= 2 {
+			light = name
+		}
+	}
+	names := []string{"n0", light}
+	hashed := 0 // the pages of the light node's hosts
+	for u := range w.Depths(w.Seeds()...) {
+		if cluster.Owner(cluster.PartitionOf(hostOf(t, u)), names) == light {
+			hashed++
+		}
+	}
+	var wg sync.WaitGroup
+	nodes := make([]*node, 2)
+	errs := make([]error, 2)
+	for i, name := range names {
+		wg.Go(func() {
+			nodes[i], errs[i] = run(t.Context(), t, s, w, name, t.TempDir(), cluster.Config{Lease: 2 * time.Second}, func(nd *node) {
+				// Workers, not hosts, bound a node, as when hosts are many:
+				// then the entries waiting are the work left.
+				nd.c.Workers = 2
+				nd.c.Pacing = politeness.Pacing{Delay: -1, DelayFactor: -1}
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %s: %v", names[i], err)
+		}
+	}
+	checkOnce(t, w)
+	checkOneAtATime(t, w)
+	got := nodes[1].c.Stats().Requests
+	total := w.TotalRequests()
+	t.Logf("the light node fetched %d of %d pages; its hosts by hash have %d", got, total, hashed)
+	if float64(got) < float64(hashed)+0.15*float64(total) {
+		t.Errorf("the light node fetched %d of %d pages, not much more than the %d of its hosts by hash: it took no partition", got, total, hashed)
+	}
+}
+
+func hostOf(t *testing.T, u string) string {
+	t.Helper()
+	x, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.Host
 }

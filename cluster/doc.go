@@ -26,15 +26,21 @@
 // A node that joins takes the partitions it now wins: their holders
 // hand them over. A holder stops consuming the partition, lets its
 // fetches in flight end, sends its waiting entries and the fingerprints
-// of the URLs it queued (since its process started) on the partition's
-// handover subject, and releases the lease; the new holder reads the
-// handover before the partition's links, so it marks those URLs seen
-// before it tests any link to them. The host's pacing is not carried
-// over: the handover takes at least a tick (a fifth of the lease), which
-// covers the usual delays; a longer Crawl-delay starts afresh. A
-// node that leaves for good has its partitions taken by the others once
+// of the URLs it queued, or was handed, since its process started, on
+// the partition's handover subject, and releases the lease; the new
+// holder reads the handover before the partition's links, so it marks
+// those URLs seen before it tests any link to them, and holds each host
+// until the time its last holder would have contacted it next. A node
+// that leaves for good has its partitions taken by the others once
 // its leases expire; what it had queued stays in its state directory
 // (a node restarted from it later sends those entries to their holders).
+//
+// Hashing spreads many hosts evenly, but not a few dozen: a node whose
+// backlog (entries waiting, published with its heartbeat) is less than
+// half that of the busiest node takes one of that node's partitions, the
+// largest backlog not above half the difference. The move is recorded in
+// the crawl's state bucket, and the holder hands the partition over as
+// to a node that joined; a move to a node that is not live is ignored.
 //
 // The crawl is finished when, twice in a row (a quarter second apart), the stream holds no
 // batch and then every live node reports itself idle; a node reports

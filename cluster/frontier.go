@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -34,6 +35,7 @@ var (
 func (n *Node) Push(e frontier.Entry) {
 	p := PartitionOf(e.Host)
 	n.admitted[p] = append(n.admitted[p], e.FP)
+	n.waiting[p].Add(1)
 	n.local.Push(e)
 }
 
@@ -58,6 +60,7 @@ func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 			return e, false, wake
 		}
 		p := PartitionOf(e.Host)
+		n.waiting[p].Add(-1)
 		switch n.roles[p].Load() {
 		case active:
 			n.inflight++
@@ -68,6 +71,7 @@ func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 			return e, true, time.Time{}
 		case awaiting:
 			n.local.Done(e, frontier.Result{Retry: true, Next: now.Add(n.tick)})
+			n.waiting[p].Add(1)
 		default:
 			n.local.Done(e, frontier.Result{})
 			n.send(p, e, true)
@@ -91,6 +95,9 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 		n.local.Done(e, frontier.Result{Next: r.Next})
 		n.send(p, e, true)
 		return
+	}
+	if r.Retry {
+		n.waiting[p].Add(1)
 	}
 	n.local.Done(e, r)
 }
@@ -158,10 +165,19 @@ func (n *Node) Receive() []frontier.Entry {
 	in := &n.in
 	in.links, in.queued, in.seen, in.holds = in.links[:0], in.queued[:0], in.seen[:0], in.holds[:0]
 	for _, m := range msgs {
+		marked := len(in.seen)
 		if err := in.decode(m.Data()); err != nil {
 			n.log.Error("cluster: batch refused", "subject", m.Subject(), "err", err)
 			_ = m.Term()
 			continue
+		}
+		if len(in.seen) > marked {
+			// A handover's: kept to hand over again with the partition,
+			// which may move on (stolen back, or to a node that joins).
+			subject := m.Subject()
+			if p, err := strconv.Atoi(subject[strings.LastIndexByte(subject, '.')+1:]); err == nil && p >= 0 && p < Partitions {
+				n.admitted[p] = append(n.admitted[p], in.seen[marked:]...)
+			}
 		}
 		if len(n.toAck) == 0 {
 			n.ackDue = time.Now().Add(ackEvery)
@@ -408,6 +424,7 @@ func (n *Node) takeDrains() {
 				seal()
 			}
 			b = appendLink(b, e, true)
+			n.waiting[p].Add(-1)
 		}
 		for _, fp := range n.admitted[p] {
 			if len(b) >= maxMessage {

@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -105,20 +107,21 @@ type Node struct {
 	handoff string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
-	out       [Partitions][]byte   // links to send, per partition
-	sealed    []sealed             // and full batches
-	outLinks  int                  // links in out
-	toAck     []jetstream.Msg      // batches received and discovered, acked after the next durable commit
-	pending   time.Time            // when out stopped being empty
-	ackDue    time.Time            // when toAck is to be acknowledged
-	inflight  int                  // entries handed out and not Done
-	partOut   [Partitions]int      // of those, per partition
-	allowance int64                // budgeted requests reserved and not yet handed out
-	spent     bool                 // the crawl's budget is spent
-	in        batch                // Receive's
-	admitted  [Partitions][]uint64 // fingerprints of the URLs queued here since the process started, to hand over
-	seq       uint64               // batches published by this process
-	err       error                // the first error on the crawler's goroutine
+	out       [Partitions][]byte       // links to send, per partition
+	sealed    []sealed                 // and full batches
+	outLinks  int                      // links in out
+	toAck     []jetstream.Msg          // batches received and discovered, acked after the next durable commit
+	pending   time.Time                // when out stopped being empty
+	ackDue    time.Time                // when toAck is to be acknowledged
+	inflight  int                      // entries handed out and not Done
+	partOut   [Partitions]int          // of those, per partition
+	allowance int64                    // budgeted requests reserved and not yet handed out
+	spent     bool                     // the crawl's budget is spent
+	in        batch                    // Receive's
+	admitted  [Partitions][]uint64     // fingerprints of the URLs queued here or handed over here since the process started, to hand over
+	seq       uint64                   // batches published by this process
+	waiting   [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
+	err       error                    // the first error on the crawler's goroutine
 
 	// Shared with the background goroutines.
 	roles    [Partitions]atomic.Int32 // role of each partition here
@@ -138,8 +141,15 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	held   map[int]*lease // the background goroutine's
-	closed atomic.Bool
-	alive  atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
+	moves  map[int]string // the crawl's moves, as last read (the background goroutine's)
+	// A partition this node is taking from a node with more work (see
+	// steal), or -1; until when it waits for it, and when it may steal
+	// again. The background goroutine's.
+	stealing   int
+	stealBy    time.Time
+	stealAfter time.Time
+	closed     atomic.Bool
+	alive      atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
 }
 
 // Roles of a partition on a node.
@@ -170,6 +180,10 @@ type Drainer interface {
 	Drain(match func(host string) bool, ready func(host string, at time.Time)) []frontier.Entry
 	// Hold makes host wait until until, if it would not already.
 	Hold(host string, until time.Time)
+	// Waiting yields each host with entries waiting, and how many: a
+	// node counts its partitions' backlogs from it when it starts (and
+	// keeps the counts as entries come and go), to balance them.
+	Waiting() iter.Seq2[string, int]
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -193,10 +207,15 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	}
 	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
 		subject: "crawl." + cfg.Crawl + ".urls.", handoff: "crawl." + cfg.Crawl + ".handoff.", ready: make(chan struct{}, 1),
-		drains: map[int]chan int{}, held: map[int]*lease{}}
+		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, stealing: -1}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
 	n.drainer, _ = local.(Drainer)
+	if n.drainer != nil {
+		for host, k := range n.drainer.Waiting() {
+			n.waiting[PartitionOf(host)].Add(int64(k))
+		}
+	}
 	if n.log == nil {
 		n.log = slog.New(slog.DiscardHandler)
 	}
@@ -323,14 +342,43 @@ func (n *Node) claimName(ctx context.Context) error {
 // Status is what a node publishes about itself with each heartbeat.
 type Status struct {
 	Node     string          `json:"node"`
-	Boot     string          `json:"boot"`             // nonce of the node's process
-	Idle     bool            `json:"idle"`             // no work here and nothing unacknowledged
-	Sent     int64           `json:"sent"`             // batches of links published (this process)
-	Acked    int64           `json:"acked"`            // batches received and acknowledged (this process)
-	Links    int64           `json:"links"`            // links forwarded (this process)
-	Requests int64           `json:"requests"`         // page requests (this process)
-	Held     int             `json:"held"`             // partitions held
-	Status   json.RawMessage `json:"status,omitempty"` // Config.Status
+	Boot     string          `json:"boot"`               // nonce of the node's process
+	Idle     bool            `json:"idle"`               // no work here and nothing unacknowledged
+	Sent     int64           `json:"sent"`               // batches of links published (this process)
+	Acked    int64           `json:"acked"`              // batches received and acknowledged (this process)
+	Links    int64           `json:"links"`              // links forwarded (this process)
+	Requests int64           `json:"requests"`           // page requests (this process)
+	Held     int             `json:"held"`               // partitions held
+	Waiting  int64           `json:"waiting"`            // entries waiting here
+	Backlogs []Backlog       `json:"backlogs,omitempty"` // the partitions held with the most entries waiting, most first
+	Status   json.RawMessage `json:"status,omitempty"`   // Config.Status
+}
+
+// Backlog is how many entries of a partition wait at the node that holds
+// it.
+type Backlog struct {
+	Partition int   `json:"partition"`
+	Waiting   int64 `json:"waiting"`
+}
+
+// maxBacklogs is how many partitions' backlogs a node publishes.
+const maxBacklogs = 32
+
+// backlogs returns the entries waiting here, and the backlogs of the
+// partitions held here that another node may take (see steal): none if
+// the local frontier cannot give partitions up.
+func (n *Node) backlogs() (int64, []Backlog) {
+	var total int64
+	var bs []Backlog
+	for p := range n.waiting {
+		k := n.waiting[p].Load()
+		total += k
+		if k > 0 && n.drainer != nil && n.roles[p].Load() == active {
+			bs = append(bs, Backlog{p, k})
+		}
+	}
+	slices.SortFunc(bs, func(a, b Backlog) int { return cmp.Compare(b.Waiting, a.Waiting) })
+	return total, bs[:min(len(bs), maxBacklogs)]
 }
 
 // report publishes the node's heartbeat: idle as given, or if nil as last
@@ -343,6 +391,7 @@ func (n *Node) report(ctx context.Context, idle *bool) error {
 	}
 	st := Status{Node: n.cfg.Node, Boot: n.boot, Idle: *idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
 		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive()}
+	st.Waiting, st.Backlogs = n.backlogs()
 	if n.cfg.Status != nil {
 		if b, err := json.Marshal(n.cfg.Status()); err == nil {
 			st.Status = b
@@ -528,8 +577,9 @@ func (n *Node) balance(ctx context.Context) {
 		names = append(names, n.cfg.Node)
 	}
 	n.unstick(ctx)
+	n.readMoves(ctx)
 	for p := range Partitions {
-		owner := Owner(p, names)
+		owner := n.owner(p, names)
 		l := n.held[p]
 		switch {
 		case l != nil && l.draining:
@@ -540,6 +590,129 @@ func (n *Node) balance(ctx context.Context) {
 			n.take(ctx, p, live)
 		}
 	}
+	n.steal(ctx, names)
+}
+
+// movesKey is the key, in the crawl's state bucket, of its moves: the
+// partitions that a node took from another with more work, as a JSON
+// object from partition to node.
+const movesKey = "moves"
+
+// readMoves reads the crawl's moves; on an error it keeps those last read.
+func (n *Node) readMoves(ctx context.Context) {
+	moves, _, err := n.getMoves(ctx)
+	if err != nil {
+		n.log.Warn("cluster: moves", "err", err)
+		return
+	}
+	n.moves = moves
+}
+
+// getMoves returns the crawl's moves and the revision of their key, 0 if
+// there is none yet.
+func (n *Node) getMoves(ctx context.Context) (map[int]string, uint64, error) {
+	moves := map[int]string{}
+	e, err := n.state.Get(ctx, movesKey)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return moves, 0, nil
+	case err != nil:
+		return nil, 0, err
+	}
+	if err := json.Unmarshal(e.Value(), &moves); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", movesKey, err)
+	}
+	return moves, e.Revision(), nil
+}
+
+// owner returns the node that should hold p among names (the live nodes
+// and this one): the node p was moved to, if it is among them, and
+// otherwise the partition's Owner.
+func (n *Node) owner(p int, names []string) string {
+	if m, ok := n.moves[p]; ok && slices.Contains(names, m) {
+		return m
+	}
+	return Owner(p, names)
+}
+
+// minSteal is the fewest entries waiting at a node for another to take
+// one of its partitions.
+const minSteal = 100
+
+// steal balances the work: hashing spreads many hosts evenly, but a crawl
+// of a few dozen hosts can leave one node with twice the work of another,
+// and a crawl is as long as its slowest node. When the node with the most
+// entries waiting has at least twice what waits here (and minSteal),
+// this node takes from it the partition whose backlog is the largest not
+// above half the difference, so that the two do not end further apart
+// the other way round. The move is recorded in the crawl's moves (with a
+// compare-and-set), and the holder hands the partition over as to a node
+// that joined. A node steals one partition at a time, and not again until
+// a tick after it took it, when the holder's heartbeat no longer counts
+// it. Entries waiting measure the work left when workers, not hosts,
+// bound the nodes; a node whose few hosts bound it drains its backlog
+// slower than its count says.
+func (n *Node) steal(ctx context.Context, names []string) {
+	now := time.Now()
+	if p := n.stealing; p >= 0 {
+		if l := n.held[p]; l != nil && !l.draining || now.After(n.stealBy) {
+			n.stealing, n.stealAfter = -1, now.Add(n.tick)
+		}
+		return
+	}
+	if n.drainer == nil || now.Before(n.stealAfter) {
+		return
+	}
+	ms, err := n.roster.statuses(ctx)
+	if err != nil {
+		return
+	}
+	mine, _ := n.backlogs()
+	var from *Status
+	for i, m := range ms {
+		if m.Node != n.cfg.Node && (from == nil || m.Waiting > from.Waiting) {
+			from = &ms[i]
+		}
+	}
+	if from == nil || from.Waiting < minSteal || 2*mine > from.Waiting {
+		return
+	}
+	best := Backlog{Partition: -1}
+	for _, b := range from.Backlogs {
+		if b.Waiting <= (from.Waiting-mine)/2 && b.Waiting > best.Waiting && n.owner(b.Partition, names) == from.Node {
+			best = b
+		}
+	}
+	if best.Partition < 0 {
+		return
+	}
+	if err := n.move(ctx, best.Partition); err != nil {
+		n.log.Warn("cluster: move", "partition", best.Partition, "err", err)
+		return
+	}
+	n.log.Info("cluster: taking a partition from a node with more work", "partition", best.Partition,
+		"from", from.Node, "waiting", best.Waiting, "there", from.Waiting, "here", mine)
+	n.moves[best.Partition] = n.cfg.Node
+	n.stealing, n.stealBy = best.Partition, now.Add(10*n.tick)
+}
+
+// move records in the crawl's moves that p is to be held by this node.
+func (n *Node) move(ctx context.Context, p int) error {
+	moves, rev, err := n.getMoves(ctx)
+	if err != nil {
+		return err
+	}
+	moves[p] = n.cfg.Node
+	b, err := json.Marshal(moves)
+	if err != nil {
+		return err
+	}
+	if rev == 0 {
+		_, err = n.state.Create(ctx, movesKey, b)
+	} else {
+		_, err = n.state.Update(ctx, movesKey, b, rev)
+	}
+	return err
 }
 
 // expire gives up the partitions held, if the node's heartbeat was not

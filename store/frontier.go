@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"time"
@@ -308,4 +309,16 @@ func (f *Frontier) Hold(host string, until time.Time) {
 		h.heap.remove(h)
 	}
 	s.schedule(h)
+}
+
+// Waiting yields each host with entries waiting, and how many. A node of
+// a cluster counts its partitions' backlogs from it when it starts.
+func (f *Frontier) Waiting() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		for _, h := range f.hosts {
+			if h.count > 0 && !yield(h.name, h.count) {
+				return
+			}
+		}
+	}
 }
