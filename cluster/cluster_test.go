@@ -445,3 +445,51 @@ func hostOf(t *testing.T, u string) string {
 	}
 	return x.Host
 }
+
+// A node restarted from its state hands over with a partition the
+// fingerprints of the URLs it queued before the restart too: a node that
+// joins then does not fetch again the pages fetched before it.
+func TestHandoverAfterRestart(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 30)
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(t.Context())
+	go func() {
+		for w.TotalRequests() < 600 {
+			time.Sleep(time.Millisecond)
+		}
+		stop()
+	}()
+	first, err := run(ctx, t, s, w, "n0", dir, cluster.Config{}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first run: %v", err)
+	}
+	before := w.TotalRequests()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			d := dir
+			if i == 1 {
+				d = t.TempDir()
+			}
+			_, errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), d, cluster.Config{}, nil)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	missed, twice := w.Coverage(w.Seeds()...)
+	t.Logf("%d requests before the restart; %d pages missed, %d fetched twice", before, missed, twice)
+	if missed > 0 {
+		t.Errorf("%d pages missed", missed)
+	}
+	// The fetches in flight when the first run stopped are made again.
+	if twice > first.c.Workers {
+		t.Errorf("%d pages fetched twice, more than the %d in flight at the restart", twice, first.c.Workers)
+	}
+	checkOneAtATime(t, w)
+}

@@ -26,11 +26,14 @@
 // A node that joins takes the partitions it now wins: their holders
 // hand them over. A holder stops consuming the partition, lets its
 // fetches in flight end, sends its waiting entries and the fingerprints
-// of the URLs it queued, or was handed, since its process started, on
-// the partition's handover subject, and releases the lease; the new
-// holder reads the handover before the partition's links, so it marks
-// those URLs seen before it tests any link to them, and holds each host
-// until the time its last holder would have contacted it next. A node
+// of the URLs of the partition it queued or was handed (kept with its
+// frontier's records, if it keeps records, so that they survive a
+// restart), on the partition's handover subject, and releases the
+// lease; the new holder reads the handover before the partition's links,
+// so it marks those URLs seen before it tests any link to them, and holds
+// each host until the time its last holder would have contacted it next.
+// A node restarted from its state first takes back the leases its earlier
+// process left, and hands over those that are no longer its own. A node
 // that leaves for good has its partitions taken by the others once
 // its leases expire; what it had queued stays in its state directory
 // (a node restarted from it later sends those entries to their holders).

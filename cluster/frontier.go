@@ -34,7 +34,7 @@ var (
 // records its fingerprint with its partition's, to hand over with it.
 func (n *Node) Push(e frontier.Entry) {
 	p := PartitionOf(e.Host)
-	n.admitted[p] = append(n.admitted[p], e.FP)
+	n.admit(p, e.FP)
 	n.waiting[p].Add(1)
 	n.local.Push(e)
 }
@@ -176,7 +176,9 @@ func (n *Node) Receive() []frontier.Entry {
 			// which may move on (stolen back, or to a node that joins).
 			subject := m.Subject()
 			if p, err := strconv.Atoi(subject[strings.LastIndexByte(subject, '.')+1:]); err == nil && p >= 0 && p < Partitions {
-				n.admitted[p] = append(n.admitted[p], in.seen[marked:]...)
+				for _, fp := range in.seen[marked:] {
+					n.admit(p, fp)
+				}
 			}
 		}
 		if len(n.toAck) == 0 {
@@ -426,14 +428,18 @@ func (n *Node) takeDrains() {
 			b = appendLink(b, e, true)
 			n.waiting[p].Add(-1)
 		}
-		for _, fp := range n.admitted[p] {
+		seal() // sent before the step that removed them is committed
+		err := n.handOver(p, func(fp uint64) {
 			if len(b) >= maxMessage {
 				seal()
 			}
 			b = appendSeen(b, fp)
+		})
+		if err != nil {
+			n.fail(err)
+			return
 		}
 		seal()
-		n.admitted[p] = nil
 		if n.partOut[p] > 0 {
 			continue
 		}
@@ -447,6 +453,50 @@ func (n *Node) takeDrains() {
 		ch <- p
 	}
 }
+
+// admit notes fp, the fingerprint of a URL of partition p queued here or
+// handed over here, to hand it over with p: in the local frontier's
+// records, with the step in progress, if it keeps records (so that a node
+// restarted from its state hands over what it queued before), and in
+// memory otherwise.
+func (n *Node) admit(p int, fp uint64) {
+	if n.recorder != nil {
+		n.recorder.Record(admittedName(p), fp, []byte{})
+		return
+	}
+	n.admitted[p] = append(n.admitted[p], fp)
+}
+
+// handOver calls f with each fingerprint admitted in p, and forgets them,
+// with the step in progress.
+func (n *Node) handOver(p int, f func(fp uint64)) error {
+	if n.recorder == nil {
+		for _, fp := range n.admitted[p] {
+			f(fp)
+		}
+		n.admitted[p] = nil
+		return nil
+	}
+	if err := n.sync(); err != nil { // records are read as committed
+		return err
+	}
+	var fps []uint64
+	err := n.recorder.Records(admittedName(p), func(fp uint64, _ []byte) error {
+		fps = append(fps, fp)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, fp := range fps {
+		f(fp)
+		n.recorder.Record(admittedName(p), fp, nil)
+	}
+	return nil
+}
+
+// admittedName names the records of the fingerprints admitted in p.
+func admittedName(p int) string { return "cluster/" + strconv.Itoa(p) }
 
 // reserve reserves up to budgetChunk requests of the crawl's budget, and
 // reports whether it got any.

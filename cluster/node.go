@@ -89,14 +89,15 @@ type Config struct {
 // Commit and Flush from its one goroutine, as it does a frontier's;
 // Members, Stats and Close may be called from any.
 type Node struct {
-	cfg     Config
-	local   frontier.Frontier
-	commit  frontier.Committer // local, if it commits in steps
-	keeper  frontier.Keeper    // local, if it keeps values
-	drainer Drainer            // local, if it can give up hosts
-	log     *slog.Logger
-	tick    time.Duration
-	boot    string // this process's nonce, in its heartbeat
+	cfg      Config
+	local    frontier.Frontier
+	commit   frontier.Committer // local, if it commits in steps
+	keeper   frontier.Keeper    // local, if it keeps values
+	recorder frontier.Recorder  // local, if it keeps records
+	drainer  Drainer            // local, if it can give up hosts
+	log      *slog.Logger
+	tick     time.Duration
+	boot     string // this process's nonce, in its heartbeat
 
 	js      jetstream.JetStream
 	stream  jetstream.Stream
@@ -118,7 +119,7 @@ type Node struct {
 	allowance int64                    // budgeted requests reserved and not yet handed out
 	spent     bool                     // the crawl's budget is spent
 	in        batch                    // Receive's
-	admitted  [Partitions][]uint64     // fingerprints of the URLs queued here or handed over here since the process started, to hand over
+	admitted  [Partitions][]uint64     // fingerprints of the URLs queued or handed over here, to hand over (see admit)
 	seq       uint64                   // batches published by this process
 	waiting   [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
 	err       error                    // the first error on the crawler's goroutine
@@ -210,6 +211,7 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, stealing: -1}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
+	n.recorder, _ = local.(frontier.Recorder)
 	n.drainer, _ = local.(Drainer)
 	if n.drainer != nil {
 		for host, k := range n.drainer.Waiting() {
@@ -244,9 +246,29 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 		n.Close()
 		return nil, ctx.Err()
 	}
+	n.reclaim(ctx)
 	n.balance(ctx)
 	n.wg.Go(n.run)
 	return n, nil
+}
+
+// reclaim takes back the partitions whose leases this node's earlier
+// process left (killed, or closed), before the first balance: those it
+// should no longer hold (a node joined meanwhile) it then hands over, as
+// any other, with what waits for them in its state. Left alone, such a
+// lease would name a live node that does not know it holds it, and the
+// partition's owner would wait for it forever.
+func (n *Node) reclaim(ctx context.Context) {
+	names, err := n.roster.names(ctx)
+	if err != nil {
+		return // balance takes those this node should hold
+	}
+	for p := range Partitions {
+		e, err := n.leases.Get(ctx, leaseKey(p))
+		if err == nil && string(e.Value()) == n.cfg.Node {
+			n.take(ctx, p, names)
+		}
+	}
 }
 
 func cmpOr(s, def string) string {
