@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Measures a cluster crawl (README, "Many machines on one crawl"): a
+# nats-server and NODES crawl processes on this machine crawl a web of 60
+# hosts whose answers take 50 ms, to the end; prints the wall time, the
+# server's own count (requests, pages missed, fetched twice, robots.txt
+# violations) and each node's requests. KILL=1 kills node n1 with SIGKILL
+# 3 s in and starts it again 1 s later.
+#
+#   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]
+#   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2
+set -euo pipefail
+NODES=${1:?nodes}; W=${2:?workers}; KILL=${3:-0}; shift 3 || shift $#
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl && go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2)
+(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
+"$tmp/nats-server" -js -a 127.0.0.1 -p 14222 -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
+"$tmp/webserve" -hosts 60 -latency 50ms > "$tmp/web.out" &
+web=$!
+sleep 1.5
+read -r proxy seed < "$tmp/web.out"
+node() { # node NAME [flags...]: one crawl process
+	local name=$1
+	shift
+	HTTP_PROXY=$proxy "$tmp/crawl" -cluster nats://127.0.0.1:14222 -node "$name" -state "$tmp/$name" \
+		-delay -1s -delay-factor -1 -workers "$W" "$@" -json "$seed" > "$tmp/$name.json" 2> "$tmp/$name.err"
+}
+start=$(date +%s.%N)
+pids=()
+for i in $(seq 0 $((NODES - 1))); do
+	node "n$i" "$@" &
+	pids+=($!)
+done
+if [ "$KILL" = 1 ]; then
+	sleep 3
+	pkill -9 -f -- "-node n1 -state $tmp/n1"
+	sleep 1
+	node n1 "$@" &
+	pids[1]=$!
+fi
+codes=""
+for p in "${pids[@]}"; do
+	code=0
+	wait "$p" || code=$?
+	codes="$codes $code"
+done
+end=$(date +%s.%N)
+kill -INT $web
+wait $web || true
+echo "nodes=$NODES workers=$W kill=$KILL seconds=$(awk "BEGIN { printf \"%.1f\", $end - $start }") exit_codes=$codes $(tail -1 "$tmp/web.out")"
+for i in $(seq 0 $((NODES - 1))); do
+	echo "  n$i requests $(grep -m1 '"requests"' "$tmp/n$i.json" | tr -dc 0-9)"
+done

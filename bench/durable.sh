@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Measures the durable crawl against the in-memory one (README, "Durable
+# crawls"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
+# answers take LATENCY, alternately in memory and with -state, RUNS times
+# each, and prints pages/s and peak RSS of each run.
+#
+#   bench/durable.sh PAGES LATENCY RUNS      e.g. bench/durable.sh 300000 0 2
+set -euo pipefail
+PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-2}
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
+(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
+"$tmp/webserve" -latency "$LATENCY" > "$tmp/web.out" &
+sleep 2
+read -r proxy seed < "$tmp/web.out"
+for i in $(seq "$RUNS"); do
+	for mode in memory state; do
+		rm -rf "$tmp/state"
+		args=()
+		[ $mode = state ] && args=(-state "$tmp/state")
+		HTTP_PROXY=$proxy /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/crawl" "${args[@]}" \
+			-delay -1s -delay-factor -1 -workers 32 -max-pages "$PAGES" -json "$seed" > /dev/null 2>&1
+		read -r secs rss < "$tmp/time"
+		echo "$mode run=$i pages/s=$(awk "BEGIN { printf \"%d\", $PAGES / $secs }") rss_mb=$((rss / 1024)) seconds=$secs"
+	done
+done
