@@ -261,7 +261,8 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 func (n *Node) reclaim(ctx context.Context) {
 	names, err := n.roster.names(ctx)
 	if err != nil {
-		return // balance takes those this node should hold
+		n.log.Warn("cluster: members; leases left by this node's earlier process not taken back", "err", err)
+		return
 	}
 	for p := range Partitions {
 		e, err := n.leases.Get(ctx, leaseKey(p))
