@@ -19,7 +19,9 @@ import (
 	"crawler/cluster"
 	"crawler/crawlertest"
 	"crawler/fetch"
+	"crawler/frontier"
 	"crawler/politeness"
+	"crawler/seen"
 	"crawler/store"
 )
 
@@ -491,5 +493,53 @@ func TestHandoverAfterRestart(t *testing.T) {
 	if twice > first.c.Workers {
 		t.Errorf("%d pages fetched twice, more than the %d in flight at the restart", twice, first.c.Workers)
 	}
+	checkOneAtATime(t, w)
+}
+
+// Nodes whose frontiers and seen-sets are in memory (not Drainers) hand
+// partitions over to a node that joins too: their waiting entries follow
+// as they come to them, and the crawl ends with every page fetched once.
+func TestJoinInMemory(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 20)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	requests := make([]int64, 3)
+	for i := range 3 {
+		wg.Go(func() {
+			if i == 2 {
+				for w.TotalRequests() < 300 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			set := seen.NewExact(0)
+			n, err := cluster.Join(t.Context(), cluster.Config{Conn: connect(t, s), Node: fmt.Sprint("n", i), Seen: set}, &frontier.FIFO{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer n.Close()
+			c := &crawler.Crawler{
+				Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
+				Frontier: n,
+				Seen:     set,
+				Workers:  4,
+				Pacing:   politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
+			}
+			errs[i] = c.Run(t.Context(), w.Seeds()...)
+			requests[i] = c.Stats().Requests
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	t.Logf("requests per node: %v", requests)
+	if requests[2] == 0 {
+		t.Error("the node that joined fetched nothing")
+	}
+	checkOnce(t, w)
 	checkOneAtATime(t, w)
 }

@@ -69,7 +69,7 @@ func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 				n.allowance--
 			}
 			return e, true, time.Time{}
-		case awaiting:
+		case awaiting, taking:
 			n.local.Done(e, frontier.Result{Retry: true, Next: now.Add(n.tick)})
 			n.waiting[p].Add(1)
 		default:
@@ -153,10 +153,11 @@ type sealed struct {
 // steps that discover them are durable.
 func (n *Node) Receive() []frontier.Entry {
 	n.mu.Lock()
-	msgs := n.incoming
-	n.incoming = nil
+	msgs, taken := n.incoming, n.taken
+	n.incoming, n.taken = nil, nil
 	n.mu.Unlock()
 	if len(msgs) == 0 {
+		n.activate(taken)
 		return nil
 	}
 	if err := n.setIdle(false); err != nil {
@@ -196,6 +197,7 @@ func (n *Node) Receive() []frontier.Entry {
 			n.drainer.Hold(h.host, h.at)
 		}
 	}
+	n.activate(taken) // their handovers are in
 	for _, e := range in.queued {
 		if p := PartitionOf(e.Host); n.roles[p].Load() != active {
 			n.send(p, e, true)
@@ -207,6 +209,13 @@ func (n *Node) Receive() []frontier.Entry {
 		n.Push(e)
 	}
 	return in.links
+}
+
+// activate makes the partitions taken active, unless given up since.
+func (n *Node) activate(taken []int) {
+	for _, p := range taken {
+		n.roles[p].CompareAndSwap(taking, active)
+	}
 }
 
 // Ready returns a channel that receives when batches arrive, at each tick
@@ -415,8 +424,7 @@ func (n *Node) takeDrains() {
 				b = nil
 			}
 		}
-		inP := func(host string) bool { return PartitionOf(host) == p }
-		for _, e := range n.drainer.Drain(inP, func(host string, at time.Time) {
+		for _, e := range n.drain(p, func(host string, at time.Time) {
 			if len(b) >= maxMessage {
 				seal()
 			}
@@ -452,6 +460,17 @@ func (n *Node) takeDrains() {
 		n.mu.Unlock()
 		ch <- p
 	}
+}
+
+// drain removes from the local frontier and returns the entries of p
+// waiting there, and calls ready with each of its hosts not to be
+// contacted before a time to come. A local frontier that is not a
+// Drainer keeps them: Next sends each to p's holder when it comes to it.
+func (n *Node) drain(p int, ready func(host string, at time.Time)) []frontier.Entry {
+	if n.drainer == nil {
+		return nil
+	}
+	return n.drainer.Drain(func(host string) bool { return PartitionOf(host) == p }, ready)
 }
 
 // admit notes fp, the fingerprint of a URL of partition p queued here or

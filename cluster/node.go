@@ -128,6 +128,7 @@ type Node struct {
 	roles    [Partitions]atomic.Int32 // role of each partition here
 	mu       sync.Mutex
 	incoming []jetstream.Msg  // batches received, not yet taken by Receive
+	taken    []int            // partitions taken, their handovers in incoming: Receive makes them active
 	drains   map[int]chan int // partitions to give up: the crawler's goroutine answers when done
 	ready    chan struct{}
 	finished atomic.Bool
@@ -158,6 +159,7 @@ const (
 	foreign  = iota // held by another node, or by none: links go to its stream
 	active          // held here: its hosts are fetched here
 	awaiting        // this node should hold it and will: its entries wait here
+	taking          // held here, its handover not yet taken by Receive: its entries wait here
 )
 
 // lease is a partition held by this node.
@@ -172,7 +174,10 @@ type lease struct {
 // Drainer is a frontier that can give up the waiting entries of some
 // hosts, with their pacing, which a node does to hand a partition over
 // to a node that joined, and take a host's pacing from the node that
-// handed it over. store.Frontier is one.
+// handed it over. store.Frontier is one. A node whose frontier is not a
+// Drainer hands a partition over without its waiting entries, sending
+// each to the new holder as it comes to it, and without its hosts'
+// pacing; its partitions are never moved to a node with less work.
 type Drainer interface {
 	// Drain removes and returns the waiting entries of the hosts for which
 	// match returns true; entries handed out and not yet Done are left.
@@ -449,7 +454,7 @@ func (n *Node) setIdle(idle bool) error {
 func (n *Node) countActive() int {
 	k := 0
 	for p := range n.roles {
-		if n.roles[p].Load() == active {
+		if r := n.roles[p].Load(); r == active || r == taking {
 			k++
 		}
 	}
@@ -607,7 +612,7 @@ func (n *Node) balance(ctx context.Context) {
 		switch {
 		case l != nil && l.draining:
 			n.drainStep(ctx, p, l)
-		case l != nil && owner != n.cfg.Node && n.drainer != nil:
+		case l != nil && owner != n.cfg.Node:
 			n.startDrain(p, l)
 		case l == nil && owner == n.cfg.Node:
 			n.take(ctx, p, live)
@@ -806,7 +811,15 @@ func (n *Node) take(ctx context.Context, p int, live []string) {
 		return
 	}
 	n.held[p] = l
-	n.roles[p].Store(active)
+	// Taking until Receive has taken the handover queued above, then
+	// active: a URL of the partition discovered here before that (a seed)
+	// is sent to its stream, and comes back after the handover has marked
+	// what the last holder saw.
+	n.roles[p].Store(taking)
+	n.mu.Lock()
+	n.taken = append(n.taken, p)
+	n.mu.Unlock()
+	n.signal()
 	n.log.Debug("cluster: partition taken", "partition", p)
 }
 
