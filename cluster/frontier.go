@@ -402,9 +402,10 @@ func (n *Node) publish() error {
 }
 
 // takeDrains drains, on the crawler's goroutine, the partitions the
-// background goroutine is handing over: their waiting entries are sent to
-// their streams, and once none of theirs is in flight here the partition
-// is released.
+// background goroutine is handing over, once none of their entries is in
+// flight here: their waiting entries, their hosts' next times and the
+// fingerprints admitted in them are sent to their handover subjects, and
+// the partition is released.
 func (n *Node) takeDrains() {
 	n.mu.Lock()
 	if len(n.drains) == 0 {
@@ -417,6 +418,9 @@ func (n *Node) takeDrains() {
 	}
 	n.mu.Unlock()
 	for p, ch := range drains {
+		if n.partOut[p] > 0 {
+			continue // its fetches in flight end first, and set its hosts' next times
+		}
 		var b []byte
 		seal := func() {
 			if len(b) > 0 {
@@ -448,9 +452,6 @@ func (n *Node) takeDrains() {
 			return
 		}
 		seal()
-		if n.partOut[p] > 0 {
-			continue
-		}
 		if err := n.sync(); err != nil {
 			n.fail(err)
 			return
