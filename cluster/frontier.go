@@ -175,8 +175,7 @@ func (n *Node) Receive() []frontier.Entry {
 		if len(in.seen) > marked {
 			// A handover's: kept to hand over again with the partition,
 			// which may move on (stolen back, or to a node that joins).
-			subject := m.Subject()
-			if p, err := strconv.Atoi(subject[strings.LastIndexByte(subject, '.')+1:]); err == nil && p >= 0 && p < Partitions {
+			if p, ok := subjectPartition(m.Subject()); ok {
 				for _, fp := range in.seen[marked:] {
 					n.admit(p, fp)
 				}
@@ -209,6 +208,13 @@ func (n *Node) Receive() []frontier.Entry {
 		n.Push(e)
 	}
 	return in.links
+}
+
+// subjectPartition returns the partition of a subject of the crawl's
+// stream (its links' or its handovers'), and whether there is one.
+func subjectPartition(subject string) (int, bool) {
+	p, err := strconv.Atoi(subject[strings.LastIndexByte(subject, '.')+1:])
+	return p, err == nil && p >= 0 && p < Partitions
 }
 
 // activate makes the partitions taken active, unless given up since.

@@ -923,12 +923,13 @@ func (n *Node) unstick(ctx context.Context) {
 	n.reportMu.Unlock()
 	for subject := range info.State.Subjects {
 		handoff := strings.HasPrefix(subject, n.handoff)
-		p, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(subject, n.handoff), n.subject))
+		p, ok := subjectPartition(subject)
 		l := n.held[p]
-		if err != nil || l == nil || l.draining || l.consumer == nil {
+		if !ok || l == nil || l.draining || l.consumer == nil {
 			continue
 		}
 		name := leaseKey(p)
+		var err error
 		if handoff {
 			name = handoffKey(p)
 			err = n.pullHandoff(l)
