@@ -67,12 +67,26 @@ type hold struct {
 
 var errBatch = errors.New("cluster: malformed batch of links")
 
+// batchMark is where a batch's contents end: undo removes what was
+// decoded after it.
+type batchMark struct{ links, queued, seen, holds int }
+
 // batch is a decoded batch: links to test, entries to queue, fingerprints
 // to mark seen.
 type batch struct {
 	links, queued []frontier.Entry
 	seen          []uint64
 	holds         []hold
+}
+
+// mark returns where d's contents end.
+func (d *batch) mark() batchMark {
+	return batchMark{len(d.links), len(d.queued), len(d.seen), len(d.holds)}
+}
+
+// undo removes the contents decoded after m.
+func (d *batch) undo(m batchMark) {
+	d.links, d.queued, d.seen, d.holds = d.links[:m.links], d.queued[:m.queued], d.seen[:m.seen], d.holds[:m.holds]
 }
 
 // decode appends the contents of batch b to d; on an error, d is

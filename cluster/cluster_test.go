@@ -1,13 +1,16 @@
 package cluster_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +61,39 @@ func connect(t *testing.T, s *server.Server) *nats.Conn {
 	return nc
 }
 
+// testLogger returns a logger of node name whose records the test prints
+// if it fails: the node's notices of partitions taken, handed over and
+// left, and of NATS errors retried, tell what happened in a run that went
+// wrong.
+func testLogger(t *testing.T, name string) *slog.Logger {
+	t.Helper()
+	l := &lockedBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("node %s's log:\n%s", name, l.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// lockedBuffer is a bytes.Buffer that several goroutines write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // node is one crawler of a cluster in this test process, with its own
 // durable state.
 type node struct {
@@ -77,18 +113,22 @@ func run(ctx context.Context, t *testing.T, s *server.Server, w *crawlertest.Web
 	}
 	defer st.Close()
 	cfg.Conn, cfg.Node, cfg.Seen = connect(t, s), name, st.Seen()
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t, name)
+	}
 	n, err := cluster.Join(ctx, cfg, st.Frontier())
 	if err != nil {
 		return nil, err
 	}
 	defer n.Close()
 	c := &crawler.Crawler{
-		Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
-		Frontier: n,
-		Seen:     st.Seen(),
-		Robots:   &politeness.RobotsCache{Store: st.Robots()},
-		Workers:  8,
-		Pacing:   politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
+		Fetcher:   &fetch.HTTPFetcher{Client: w.Client()},
+		Frontier:  n,
+		Seen:      st.Seen(),
+		Robots:    &politeness.RobotsCache{Store: st.Robots()},
+		Workers:   8,
+		UserAgent: nodeAgent(name),
+		Pacing:    politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
 	}
 	nd := &node{name: name, dir: dir, c: c, n: n, st: st}
 	if started != nil {
@@ -110,13 +150,28 @@ func checkOnce(t *testing.T, w *crawlertest.Web) {
 		case n > 1:
 			twice++
 			if twice <= 5 {
-				t.Errorf("%s requested %d times", u, n)
+				t.Errorf("%s requested %d times: %s", u, n, requestsOf(w, u))
 			}
 		}
 	}
 	if missed > 0 || twice > 0 {
 		t.Errorf("%d pages missed, %d requested more than once (of %d)", missed, twice, len(w.Depths(w.Seeds()...)))
 	}
+}
+
+// nodeAgent is the User-Agent of node name's crawler, which names the
+// node in the web's log.
+func nodeAgent(name string) string { return fetch.DefaultUserAgent + " node/" + name }
+
+// requestsOf tells which nodes requested u, and when.
+func requestsOf(w *crawlertest.Web, u string) string {
+	var b strings.Builder
+	for _, r := range w.Log() {
+		if r.URL == u {
+			fmt.Fprintf(&b, "[%s at %s] ", r.UserAgent[strings.LastIndexByte(r.UserAgent, '/')+1:], r.Start.Format("15:04:05.000"))
+		}
+	}
+	return b.String()
 }
 
 // checkOneAtATime checks, from the server's log, that no host had two
@@ -490,12 +545,12 @@ func TestHandoverAfterRestart(t *testing.T) {
 		t.Errorf("%d pages missed", missed)
 	}
 	// The fetches in flight when the first run stopped are made again:
-	// 1-8 on an idle machine. Without the handover of what the node queued
-	// before its restart, 386 of 600 were. One CI run, loaded by the other
-	// packages' tests, saw 70, for a cause not yet found; so the bound is
-	// a quarter of the pages fetched before the restart.
-	if twice > first.c.Workers && twice > before/4 {
-		t.Errorf("%d pages fetched twice, more than the %d in flight at the restart and a quarter of the %d fetched before it", twice, first.c.Workers, before)
+	// 1-8. Without the handover of what the node queued before its
+	// restart, 386 of 600 were; with a handover's batch of entries queued
+	// again when NATS delivered it twice (the restarted node took longer
+	// than the ack wait to receive it), 70 were once, in a loaded CI run.
+	if twice > first.c.Workers {
+		t.Errorf("%d pages fetched twice, more than the %d in flight at the restart (%d fetched before it)", twice, first.c.Workers, before)
 	}
 	checkOneAtATime(t, w)
 }
@@ -517,18 +572,19 @@ func TestJoinInMemory(t *testing.T) {
 				}
 			}
 			set := seen.NewExact(0)
-			n, err := cluster.Join(t.Context(), cluster.Config{Conn: connect(t, s), Node: fmt.Sprint("n", i), Seen: set}, &frontier.FIFO{})
+			n, err := cluster.Join(t.Context(), cluster.Config{Conn: connect(t, s), Node: fmt.Sprint("n", i), Seen: set, Logger: testLogger(t, fmt.Sprint("n", i))}, &frontier.FIFO{})
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			defer n.Close()
 			c := &crawler.Crawler{
-				Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
-				Frontier: n,
-				Seen:     set,
-				Workers:  4,
-				Pacing:   politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
+				Fetcher:   &fetch.HTTPFetcher{Client: w.Client()},
+				Frontier:  n,
+				Seen:      set,
+				Workers:   4,
+				UserAgent: nodeAgent(fmt.Sprint("n", i)),
+				Pacing:    politeness.Pacing{Delay: 20 * time.Millisecond, DelayFactor: -1},
 			}
 			errs[i] = c.Run(t.Context(), w.Seeds()...)
 			requests[i] = c.Stats().Requests

@@ -166,13 +166,15 @@ func (n *Node) Receive() []frontier.Entry {
 	in := &n.in
 	in.links, in.queued, in.seen, in.holds = in.links[:0], in.queued[:0], in.seen[:0], in.holds[:0]
 	for _, m := range msgs {
-		marked := len(in.seen)
+		before := in.mark()
 		if err := in.decode(m.Data()); err != nil {
 			n.log.Error("cluster: batch refused", "subject", m.Subject(), "err", err)
 			_ = m.Term()
 			continue
 		}
-		if len(in.seen) > marked {
+		if len(in.queued) > before.queued && n.queuedAgain(m) {
+			in.undo(before)
+		} else if marked := before.seen; len(in.seen) > marked {
 			// A handover's: kept to hand over again with the partition,
 			// which may move on (stolen back, or to a node that joins).
 			if p, ok := subjectPartition(m.Subject()); ok {
@@ -209,6 +211,41 @@ func (n *Node) Receive() []frontier.Entry {
 	}
 	return in.links
 }
+
+// queuedAgain reports whether m, a batch with queued entries, was taken
+// here before: it comes again, because it was acknowledged late (the node
+// was slow; a NATS server restarted), and its entries, queued without the
+// URL-seen test, would be queued twice. Its stream sequence is noted
+// otherwise, for as long as it could come again.
+func (n *Node) queuedAgain(m jetstream.Msg) bool {
+	md, err := m.Metadata()
+	if err != nil {
+		return false
+	}
+	now := time.Now()
+	if now.Sub(n.prunedAt) > queuedFor {
+		for seq, at := range n.queuedSeqs {
+			if now.Sub(at) > queuedFor {
+				delete(n.queuedSeqs, seq)
+			}
+		}
+		n.prunedAt = now
+	}
+	if _, ok := n.queuedSeqs[md.Sequence.Stream]; ok {
+		n.log.Info("cluster: batch of queued entries delivered again, and taken once", "subject", m.Subject(), "deliveries", md.NumDelivered)
+		return true
+	}
+	if n.queuedSeqs == nil {
+		n.queuedSeqs = map[uint64]time.Time{}
+	}
+	n.queuedSeqs[md.Sequence.Stream] = now
+	return false
+}
+
+// queuedFor is how long a node remembers a batch of queued entries it
+// took: it acknowledges it within ackEvery and a commit, so a batch comes
+// again only within a few ack waits.
+const queuedFor = 10 * time.Minute
 
 // subjectPartition returns the partition of a subject of the crawl's
 // stream (its links' or its handovers'), and whether there is one.

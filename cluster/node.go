@@ -108,21 +108,23 @@ type Node struct {
 	handoff string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
-	out       [Partitions][]byte       // links to send, per partition
-	sealed    []sealed                 // and full batches
-	outLinks  int                      // links in out
-	toAck     []jetstream.Msg          // batches received and discovered, acked after the next durable commit
-	pending   time.Time                // when out stopped being empty
-	ackDue    time.Time                // when toAck is to be acknowledged
-	inflight  int                      // entries handed out and not Done
-	partOut   [Partitions]int          // of those, per partition
-	allowance int64                    // budgeted requests reserved and not yet handed out
-	spent     bool                     // the crawl's budget is spent
-	in        batch                    // Receive's
-	admitted  [Partitions][]uint64     // fingerprints of the URLs queued or handed over here, to hand over (see admit)
-	seq       uint64                   // batches published by this process
-	waiting   [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
-	err       error                    // the first error on the crawler's goroutine
+	out        [Partitions][]byte       // links to send, per partition
+	sealed     []sealed                 // and full batches
+	outLinks   int                      // links in out
+	toAck      []jetstream.Msg          // batches received and discovered, acked after the next durable commit
+	pending    time.Time                // when out stopped being empty
+	ackDue     time.Time                // when toAck is to be acknowledged
+	inflight   int                      // entries handed out and not Done
+	partOut    [Partitions]int          // of those, per partition
+	allowance  int64                    // budgeted requests reserved and not yet handed out
+	spent      bool                     // the crawl's budget is spent
+	in         batch                    // Receive's
+	admitted   [Partitions][]uint64     // fingerprints of the URLs queued or handed over here, to hand over (see admit)
+	seq        uint64                   // batches published by this process
+	queuedSeqs map[uint64]time.Time     // stream sequences of the batches with queued entries taken here (see queuedAgain)
+	prunedAt   time.Time                // when queuedSeqs was last pruned
+	waiting    [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
+	err        error                    // the first error on the crawler's goroutine
 
 	// Shared with the background goroutines.
 	roles    [Partitions]atomic.Int32 // role of each partition here

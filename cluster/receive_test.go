@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"crawler/frontier"
+	"crawler/seen"
+)
+
+// A batch of queued entries (a partition handed over) that NATS delivers
+// again, because the node took longer than the ack wait to receive it,
+// is queued once: its entries skip the URL-seen test, and would otherwise
+// be fetched twice.
+func TestQueuedDeliveredAgain(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+
+	local := &frontier.FIFO{}
+	const lease = time.Second // and so the ack wait
+	n, err := Join(t.Context(), Config{Conn: nc, Node: "a", Lease: lease, Seen: seen.NewExact(0)}, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+
+	e := entry("http://h1.crawler.test/p/1", "http://h0.crawler.test/", 1, 0, 0)
+	p := PartitionOf(e.Host)
+	if _, err := n.js.Publish(t.Context(), n.subject+strconv.Itoa(p), appendLink(nil, e, true)); err != nil {
+		t.Fatal(err)
+	}
+	// Not received for longer than the ack wait: NATS delivers it again.
+	deadline := time.Now().Add(10 * lease)
+	for {
+		n.mu.Lock()
+		k := len(n.incoming)
+		n.mu.Unlock()
+		if k >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries of the batch after %v", k, 10*lease)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n.Receive()
+	if got := local.Len(); got != 1 {
+		t.Errorf("%d entries queued from one batch delivered twice, want 1", got)
+	}
+	if err := n.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
