@@ -18,7 +18,9 @@
 // stream with one subject and one consumer per partition. The node that
 // holds the partition runs the URL-seen test, commits the new URLs to its
 // durable frontier, and only then acknowledges the batch: delivery is at
-// least once, and idempotent. A node commits its own steps only after the
+// least once, and idempotent (links are tested again; a batch of entries
+// queued elsewhere, which skip the test, is taken once by the node it
+// reaches, however often NATS delivers it). A node commits its own steps only after the
 // batches they produced are in the stream, so a node killed at any moment
 // loses nothing: it restarts from its state, takes its leases back, and
 // finds the batches not acknowledged.
@@ -33,7 +35,9 @@
 // so it marks those URLs seen before it tests any link to them, and holds
 // each host until the time its last holder would have contacted it next.
 // A node restarted from its state first takes back the leases its earlier
-// process left, and hands over those that are no longer its own. A node
+// process left, and hands over those that are no longer its own; so does
+// a node whose heartbeat lapsed (cut off from NATS for a while), once it
+// is renewed. A node
 // that leaves for good has its partitions taken by the others once
 // its leases expire; what it had queued stays in its state directory
 // (a node restarted from it later sends those entries to their holders).

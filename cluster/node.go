@@ -145,6 +145,7 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	held   map[int]*lease // the background goroutine's
+	left   []int          // partitions left when the heartbeat lapsed (see expire); the background goroutine's
 	moves  map[int]string // the crawl's moves, as last read (the background goroutine's)
 	// A partition this node is taking from a node with more work (see
 	// steal), or -1; until when it waits for it, and when it may steal
@@ -271,12 +272,38 @@ func (n *Node) reclaim(ctx context.Context) {
 		n.log.Warn("cluster: members; leases left by this node's earlier process not taken back", "err", err)
 		return
 	}
-	for p := range Partitions {
+	var mine [Partitions]bool
+	parallel(Partitions, func(p int) {
 		e, err := n.leases.Get(ctx, leaseKey(p))
-		if err == nil && string(e.Value()) == n.cfg.Node {
-			n.take(ctx, p, names)
+		mine[p] = err == nil && string(e.Value()) == n.cfg.Node
+	})
+	var ps []int
+	for p, ok := range mine {
+		if ok {
+			ps = append(ps, p)
 		}
 	}
+	n.takeAll(ctx, ps, names)
+}
+
+// inParallel is how many requests to NATS a node makes at once when it
+// takes partitions: one at a time, each a few round trips, a node
+// taking all 256 spent seconds in Join (15 s under the race detector).
+const inParallel = 16
+
+// parallel calls f(i) for each i below k, inParallel at a time, and
+// returns when all have returned.
+func parallel(k int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, inParallel)
+	for i := range k {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f(i)
+		})
+	}
+	wg.Wait()
 }
 
 func cmpOr(s, def string) string {
@@ -608,6 +635,19 @@ func (n *Node) balance(ctx context.Context) {
 	}
 	n.unstick(ctx)
 	n.readMoves(ctx)
+	// The leases left at a lapse still name this node, unless another
+	// took them once its heartbeat expired: it takes them back, and hands
+	// over below those another node should hold now, which would
+	// otherwise wait for them as long as this node lives.
+	var free []int
+	for _, p := range n.left {
+		if n.held[p] == nil {
+			free = append(free, p)
+		}
+	}
+	n.left = n.left[:0]
+	n.takeAll(ctx, free, live)
+	free = free[:0]
 	for p := range Partitions {
 		owner := n.owner(p, names)
 		l := n.held[p]
@@ -617,9 +657,10 @@ func (n *Node) balance(ctx context.Context) {
 		case l != nil && owner != n.cfg.Node:
 			n.startDrain(p, l)
 		case l == nil && owner == n.cfg.Node:
-			n.take(ctx, p, live)
+			free = append(free, p)
 		}
 	}
+	n.takeAll(ctx, free, live)
 	n.steal(ctx, names)
 }
 
@@ -746,9 +787,9 @@ func (n *Node) move(ctx context.Context, p int) error {
 }
 
 // expire gives up the partitions held, if the node's heartbeat was not
-// renewed in time: other nodes may take them once it expires. Those the
-// node should still hold it takes back (and checks that no other node
-// took them meanwhile) once its heartbeat is renewed.
+// renewed in time: other nodes may take them once it expires. Once its
+// heartbeat is renewed, the node takes back those no other node took
+// meanwhile (see balance).
 func (n *Node) expire() {
 	if !n.lapsed(time.Now()) {
 		return
@@ -757,6 +798,7 @@ func (n *Node) expire() {
 		if !l.draining {
 			n.log.Warn("cluster: heartbeat not renewed in time; partition left", "partition", p)
 			n.drop(p, l)
+			n.left = append(n.left, p)
 		}
 	}
 }
@@ -787,32 +829,32 @@ func handoffKey(p int) string { return "h" + strconv.Itoa(p) }
 // not among live (whose heartbeat expired), and starts its consumer. A
 // lease has no expiry of its own: it lives as long as its holder's
 // heartbeat, so that a node renews one key a tick, not one per partition.
-func (n *Node) take(ctx context.Context, p int, live []string) {
+// It returns the lease taken, or nil; the caller records it as held.
+func (n *Node) take(ctx context.Context, p int, live []string) *lease {
 	key := leaseKey(p)
 	rev, err := n.leases.Create(ctx, key, []byte(n.cfg.Node))
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		e, gerr := n.leases.Get(ctx, key)
 		if gerr != nil {
 			n.roles[p].Store(awaiting)
-			return
+			return nil
 		}
 		if holder := string(e.Value()); holder != n.cfg.Node && n.isLive(ctx, holder, live) {
 			n.roles[p].Store(awaiting) // a live node holds it: wait for it to hand it over
-			return
+			return nil
 		}
 		rev, err = n.leases.Update(ctx, key, []byte(n.cfg.Node), e.Revision())
 	}
 	if err != nil {
 		n.roles[p].Store(awaiting)
-		return
+		return nil
 	}
 	l := &lease{rev: rev}
 	if err := n.consume(ctx, p, l); err != nil {
 		n.log.Warn("cluster: consumer", "partition", p, "err", err)
 		_ = n.leases.Delete(ctx, key, jetstream.LastRevision(rev))
-		return
+		return nil
 	}
-	n.held[p] = l
 	// Taking until Receive has taken the handover queued above, then
 	// active: a URL of the partition discovered here before that (a seed)
 	// is sent to its stream, and comes back after the handover has marked
@@ -823,6 +865,19 @@ func (n *Node) take(ctx context.Context, p int, live []string) {
 	n.mu.Unlock()
 	n.signal()
 	n.log.Debug("cluster: partition taken", "partition", p)
+	return l
+}
+
+// takeAll takes the partitions ps (see take), several at once, and
+// records those it took as held.
+func (n *Node) takeAll(ctx context.Context, ps []int, live []string) {
+	leases := make([]*lease, len(ps))
+	parallel(len(ps), func(i int) { leases[i] = n.take(ctx, ps[i], live) })
+	for i, l := range leases {
+		if l != nil {
+			n.held[ps[i]] = l
+		}
+	}
 }
 
 // consume starts p's consumer afresh: deleting the durable consumer first
@@ -879,27 +934,31 @@ func (n *Node) takeHandoff(ctx context.Context, p int, l *lease) error {
 	if err != nil {
 		return err
 	}
-	return n.pullHandoff(l)
+	k, err := n.pullHandoff(l)
+	n.log.Debug("cluster: handover taken", "partition", p, "batches", k)
+	return err
 }
 
 // pullHandoff queues the handover batches of a partition held here not
-// yet delivered.
-func (n *Node) pullHandoff(l *lease) error {
+// yet delivered, and returns how many.
+func (n *Node) pullHandoff(l *lease) (int, error) {
+	k := 0
 	for {
 		b, err := l.handoff.FetchNoWait(64)
 		if err != nil {
-			return err
+			return k, err
 		}
 		var got []jetstream.Msg
 		for m := range b.Messages() {
 			got = append(got, m)
 		}
 		if err := b.Error(); err != nil {
-			return err
+			return k, err
 		}
 		if len(got) == 0 {
-			return nil
+			return k, nil
 		}
+		k += len(got)
 		n.mu.Lock()
 		n.incoming = append(n.incoming, got...)
 		n.mu.Unlock()
@@ -934,7 +993,10 @@ func (n *Node) unstick(ctx context.Context) {
 		var err error
 		if handoff {
 			name = handoffKey(p)
-			err = n.pullHandoff(l)
+			var k int
+			if k, err = n.pullHandoff(l); k > 0 {
+				n.log.Warn("cluster: handover taken late", "partition", p, "batches", k)
+			}
 		}
 		if err == nil && idle && n.stalled(ctx, name) {
 			n.log.Warn("cluster: consumer made anew: it delivered none of its batches", "consumer", name)
