@@ -145,7 +145,7 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	held   map[int]*lease // the background goroutine's
-	left   []int          // partitions left when the heartbeat lapsed (see expire); the background goroutine's
+	left   []int          // partitions whose leases may name this node, not held: left at a lapse (see expire), or not taken for an error; the background goroutine's
 	moves  map[int]string // the crawl's moves, as last read (the background goroutine's)
 	// A partition this node is taking from a node with more work (see
 	// steal), or -1; until when it waits for it, and when it may steal
@@ -167,11 +167,12 @@ const (
 
 // lease is a partition held by this node.
 type lease struct {
-	rev      uint64                   // revision of the lease's key
-	consumer jetstream.ConsumeContext // the partition's consumer
-	handoff  jetstream.Consumer       // of its handover subject
-	draining bool                     // being given up
-	drained  chan int                 // answered by the crawler's goroutine
+	rev        uint64                   // revision of the lease's key
+	consumer   jetstream.ConsumeContext // the partition's consumer
+	handoff    jetstream.Consumer       // of its handover subject
+	draining   bool                     // being given up
+	drained    chan int                 // answered by the crawler's goroutine
+	handedOver bool                     // drained answered: the lease is to be released
 }
 
 // Drainer is a frontier that can give up the waiting entries of some
@@ -275,7 +276,8 @@ func (n *Node) reclaim(ctx context.Context) {
 	var mine [Partitions]bool
 	parallel(Partitions, func(p int) {
 		e, err := n.leases.Get(ctx, leaseKey(p))
-		mine[p] = err == nil && string(e.Value()) == n.cfg.Node
+		// One that could not be read may be this node's: take tells.
+		mine[p] = err == nil && string(e.Value()) == n.cfg.Node || err != nil && !errors.Is(err, jetstream.ErrKeyNotFound)
 	})
 	var ps []int
 	for p, ok := range mine {
@@ -283,7 +285,7 @@ func (n *Node) reclaim(ctx context.Context) {
 			ps = append(ps, p)
 		}
 	}
-	n.takeAll(ctx, ps, names)
+	n.left = n.takeAll(ps, names) // and balance tries those again
 }
 
 // inParallel is how many requests to NATS a node makes at once when it
@@ -635,18 +637,19 @@ func (n *Node) balance(ctx context.Context) {
 	}
 	n.unstick(ctx)
 	n.readMoves(ctx)
-	// The leases left at a lapse still name this node, unless another
-	// took them once its heartbeat expired: it takes them back, and hands
-	// over below those another node should hold now, which would
-	// otherwise wait for them as long as this node lives.
+	// The leases left at a lapse, or not taken for an error, may name
+	// this node (unless another took them once its heartbeat expired): it
+	// takes them back, and hands over below those another node should
+	// hold now, which would otherwise wait for them as long as this node
+	// lives.
 	var free []int
 	for _, p := range n.left {
 		if n.held[p] == nil {
 			free = append(free, p)
 		}
 	}
-	n.left = n.left[:0]
-	n.takeAll(ctx, free, live)
+	slices.Sort(free)
+	n.left = n.takeAll(slices.Compact(free), live) // those not taken for an error are tried again
 	free = free[:0]
 	for p := range Partitions {
 		owner := n.owner(p, names)
@@ -658,9 +661,17 @@ func (n *Node) balance(ctx context.Context) {
 			n.startDrain(p, l)
 		case l == nil && owner == n.cfg.Node:
 			free = append(free, p)
+		case l != nil && l.consumer == nil:
+			// Its consumer could not be made anew (see unstick).
+			if err := n.consume(ctx, p, l); err != nil {
+				n.log.Warn("cluster: consumer", "partition", p, "err", err)
+			}
 		}
 	}
-	n.takeAll(ctx, free, live)
+	// One not taken for an error may name this node (made, and not
+	// answered): it is tried again even if this node should not hold it
+	// by then, and handed over.
+	n.left = append(n.left, n.takeAll(free, live)...)
 	n.steal(ctx, names)
 }
 
@@ -829,31 +840,33 @@ func handoffKey(p int) string { return "h" + strconv.Itoa(p) }
 // not among live (whose heartbeat expired), and starts its consumer. A
 // lease has no expiry of its own: it lives as long as its holder's
 // heartbeat, so that a node renews one key a tick, not one per partition.
-// It returns the lease taken, or nil; the caller records it as held.
-func (n *Node) take(ctx context.Context, p int, live []string) *lease {
+// It returns the lease taken, which the caller records as held; nil if a
+// live node holds it; or an error if a request failed, and the lease may
+// name this node then.
+func (n *Node) take(ctx context.Context, p int, live []string) (*lease, error) {
 	key := leaseKey(p)
 	rev, err := n.leases.Create(ctx, key, []byte(n.cfg.Node))
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		e, gerr := n.leases.Get(ctx, key)
 		if gerr != nil {
 			n.roles[p].Store(awaiting)
-			return nil
+			return nil, gerr
 		}
 		if holder := string(e.Value()); holder != n.cfg.Node && n.isLive(ctx, holder, live) {
 			n.roles[p].Store(awaiting) // a live node holds it: wait for it to hand it over
-			return nil
+			return nil, nil
 		}
 		rev, err = n.leases.Update(ctx, key, []byte(n.cfg.Node), e.Revision())
 	}
 	if err != nil {
 		n.roles[p].Store(awaiting)
-		return nil
+		return nil, err
 	}
 	l := &lease{rev: rev}
 	if err := n.consume(ctx, p, l); err != nil {
-		n.log.Warn("cluster: consumer", "partition", p, "err", err)
-		_ = n.leases.Delete(ctx, key, jetstream.LastRevision(rev))
-		return nil
+		// The lease stays this node's, and is taken again.
+		n.roles[p].Store(awaiting)
+		return nil, fmt.Errorf("consumer: %w", err)
 	}
 	// Taking until Receive has taken the handover queued above, then
 	// active: a URL of the partition discovered here before that (a seed)
@@ -865,19 +878,30 @@ func (n *Node) take(ctx context.Context, p int, live []string) *lease {
 	n.mu.Unlock()
 	n.signal()
 	n.log.Debug("cluster: partition taken", "partition", p)
-	return l
+	return l, nil
 }
 
-// takeAll takes the partitions ps (see take), several at once, and
-// records those it took as held.
-func (n *Node) takeAll(ctx context.Context, ps []int, live []string) {
+// takeAll takes the partitions ps (see take), several at once, each
+// with its own timeout, and records those it took as held. It returns
+// those it failed to take for an error (NATS restarting, say).
+func (n *Node) takeAll(ps []int, live []string) (failed []int) {
 	leases := make([]*lease, len(ps))
-	parallel(len(ps), func(i int) { leases[i] = n.take(ctx, ps[i], live) })
+	errs := make([]error, len(ps))
+	parallel(len(ps), func(i int) {
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+		defer cancel()
+		leases[i], errs[i] = n.take(ctx, ps[i], live)
+	})
 	for i, l := range leases {
 		if l != nil {
 			n.held[ps[i]] = l
 		}
+		if errs[i] != nil {
+			n.log.Warn("cluster: partition not taken", "partition", ps[i], "err", errs[i])
+			failed = append(failed, ps[i])
+		}
 	}
+	return failed
 }
 
 // consume starts p's consumer afresh: deleting the durable consumer first
@@ -1001,6 +1025,7 @@ func (n *Node) unstick(ctx context.Context) {
 		if err == nil && idle && n.stalled(ctx, name) {
 			n.log.Warn("cluster: consumer made anew: it delivered none of its batches", "consumer", name)
 			l.consumer.Stop()
+			l.consumer = nil // until made anew: balance tries again
 			err = n.consume(ctx, p, l)
 		}
 		if err != nil {
@@ -1050,13 +1075,25 @@ func (n *Node) startDrain(p int, l *lease) {
 // drainStep releases p's lease once the crawler's goroutine has drained
 // it.
 func (n *Node) drainStep(ctx context.Context, p int, l *lease) {
-	select {
-	case <-l.drained:
-		if err := n.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(l.rev)); err != nil {
-			n.log.Warn("cluster: release lease", "partition", p, "err", err)
+	if !l.handedOver {
+		select {
+		case <-l.drained:
+			l.handedOver = true
+		default:
+			return
 		}
-		delete(n.held, p)
-		n.log.Info("cluster: partition handed over", "partition", p)
-	default:
 	}
+	if err := n.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(l.rev)); err != nil {
+		// Released already, or taken by another node once this node's
+		// heartbeat expired; or NATS did not answer, and it is released
+		// at the next tick: a lease left naming this node would keep the
+		// partition's new holder waiting as long as this node lives.
+		e, gerr := n.leases.Get(ctx, leaseKey(p))
+		if !errors.Is(gerr, jetstream.ErrKeyNotFound) && (gerr != nil || string(e.Value()) == n.cfg.Node) {
+			n.log.Warn("cluster: release lease", "partition", p, "err", err)
+			return
+		}
+	}
+	delete(n.held, p)
+	n.log.Info("cluster: partition handed over", "partition", p)
 }
