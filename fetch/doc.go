@@ -36,6 +36,15 @@
 // [ErrBlockedAddress] before anything is sent. Allow what you must (a test
 // server on 127.0.0.1, an intranet) with its Allow lists.
 //
+// # Recording
+//
+// An [HTTPFetcher] with a [Recorder] hands it every exchange as the bytes
+// that crossed the connection ([Exchange]): the request as written, the
+// status line, headers and body as received, before net/http parsed,
+// canonicalised or decoded them. That is what a WARC archive keeps (see
+// package warc). Recording copies the transport, speaks HTTP/1.1 only,
+// and does TLS itself to record above it.
+//
 // # DNS caching
 //
 // [DNSCache] looks a host's name up once per [DefaultDNSTTL] (5 minutes) and

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sync"
 	"time"
@@ -110,12 +111,21 @@ type HTTPFetcher struct {
 	// of [NewTransport] uses; with a transport that dials otherwise, only
 	// literal addresses and localhost names in URLs are refused.
 	Addresses AddressPolicy
+	// Recorder, if set, is given every exchange that Fetch returns a
+	// response for, as the bytes that crossed the connection (see
+	// [Exchange]), before Fetch returns; its error fails the fetch. The
+	// Client's Transport must then be an *http.Transport (nil means
+	// [NewTransport]); the fetcher uses a copy that speaks HTTP/1.1 only
+	// and records above TLS. An https request through a proxy cannot be
+	// recorded and fails with [ErrUnrecordable].
+	Recorder Recorder
 
 	once      sync.Once
 	client    *http.Client
 	transport http.RoundTripper // the Client's, which client wraps
 	direct    *dialPolicy       // the dial policy of requests without a proxy
 	proxied   bool              // the transport may send requests through a proxy
+	initErr   error             // why the fetcher cannot fetch, as configured
 }
 
 // NewTransport returns the transport the default fetcher uses: keep-alive,
@@ -170,6 +180,14 @@ func (f *HTTPFetcher) init() {
 	if f.transport == nil {
 		f.transport = http.DefaultTransport
 	}
+	if f.Recorder != nil {
+		t, ok := f.transport.(*http.Transport)
+		if !ok {
+			f.initErr = fmt.Errorf("fetch: a Recorder needs the Client's Transport to be an *http.Transport, not %T", f.transport)
+		} else {
+			f.transport = recordingTransport(t)
+		}
+	}
 	if t, ok := f.transport.(*http.Transport); ok && t.Proxy != nil {
 		f.proxied = true
 	}
@@ -217,6 +235,9 @@ func (t hideBadLocation) CloseIdleConnections() {
 // anything is sent.
 func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	f.once.Do(f.init)
+	if f.initErr != nil {
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: f.initErr}
+	}
 	if f.Timeout >= 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cmp.Or(f.Timeout, DefaultTimeout))
@@ -255,6 +276,12 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 		hreq.Header.Set("If-Modified-Since", req.LastModified)
 	}
 
+	var rec *recording
+	if f.Recorder != nil {
+		rec = &recording{}
+		defer rec.detach()
+		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: rec.gotConn}))
+	}
 	start := time.Now()
 	hresp, err := f.client.Do(hreq)
 	if err != nil {
@@ -273,6 +300,11 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if err != nil {
 		return nil, &FetchError{Op: "read body", URL: req.URL, Err: err}
 	}
+	if rec != nil {
+		if err := f.record(ctx, rec, req.URL, start, truncated); err != nil {
+			return nil, &FetchError{Op: "record", URL: req.URL, Err: err}
+		}
+	}
 	return &Response{
 		URL:       req.URL,
 		Status:    hresp.StatusCode,
@@ -281,6 +313,22 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 		Truncated: truncated,
 		Duration:  time.Since(start),
 	}, nil
+}
+
+// record hands what rec recorded of the fetch of url, sent at start, to
+// the Recorder.
+func (f *HTTPFetcher) record(ctx context.Context, rec *recording, url string, start time.Time, truncated bool) error {
+	rec.detach()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.unrecordable {
+		return ErrUnrecordable
+	}
+	x := &Exchange{URL: url, IP: rec.ip, Date: start.UTC(), Request: rec.request, Response: rec.response}
+	if truncated {
+		x.Truncated = "length"
+	}
+	return f.Recorder.Record(ctx, x)
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
