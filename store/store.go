@@ -97,6 +97,12 @@ type Options struct {
 	// an AOPIC frontier's credits ([Store.AOPIC]). 0:
 	// DefaultCheckpointPages; negative: a checkpoint only at Close.
 	CheckpointPages int
+	// BeforeCommit, if set, is called before each commit group is
+	// applied, off the crawler's goroutines, and its error fails the
+	// commit as a write would. It makes what the crawl keeps elsewhere
+	// durable first: with (*warc.Writer).Sync, the archive records of the
+	// pages a group marks done are synced before the group is.
+	BeforeCommit func() error
 	// FS is the file system the database lives in. Nil: the operating
 	// system's. Tests use Pebble's vfs.NewCrashableMem.
 	FS vfs.FS
@@ -123,6 +129,7 @@ type Store struct {
 	// once. Nil if none is outstanding.
 	committing   chan error
 	syncInterval time.Duration // 0: every step is its own group
+	beforeCommit func() error  // Options.BeforeCommit
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
 	checkpoint   int           // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error         // the first write error: the store takes no more
@@ -233,6 +240,7 @@ func Open(dir string, o *Options) (*Store, error) {
 	s := &Store{
 		db:           db,
 		syncInterval: politeness.Or(o.SyncInterval, DefaultSyncInterval),
+		beforeCommit: o.BeforeCommit,
 		perHost:      frontier.PerHostLimit(o.PerHost),
 		checkpoint:   politeness.Or(o.CheckpointPages, DefaultCheckpointPages),
 		hosts:        map[string]*hostQueue{},
@@ -437,7 +445,7 @@ func (s *Store) commitGroup(wait bool) error {
 			return err
 		}
 		s.committing = make(chan error, 1)
-		go commit(s.db, s.batch, s.committing)
+		go commit(s.db, s.batch, s.beforeCommit, s.committing)
 		s.batch = s.db.NewBatch()
 		s.gen++
 	}
@@ -447,15 +455,22 @@ func (s *Store) commitGroup(wait bool) error {
 	return nil
 }
 
-// commit applies b to db and syncs it, and reports on done. Pebble's
+// commit calls before, if set, applies b to db and syncs it, and reports
+// on done. Pebble's
 // pipelined commit (ApplyNoSyncWait, which CockroachDB uses the same way;
 // its API is marked experimental, and the version is pinned by go.mod and
 // checked by TestCrash and TestModel) lets the next group's commit apply
 // while this one syncs.
-func commit(db *pebble.DB, b *pebble.Batch, done chan<- error) {
+func commit(db *pebble.DB, b *pebble.Batch, before func() error, done chan<- error) {
 	var err error
 	defer func() { done <- err }()
 	defer recoverFatal(&err)
+	if before != nil {
+		if err = before(); err != nil {
+			err = fmt.Errorf("store: before commit: %w", err)
+			return
+		}
+	}
 	if err = db.ApplyNoSyncWait(b, pebble.Sync); err == nil {
 		err = b.SyncWait()
 	}

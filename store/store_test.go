@@ -648,3 +648,32 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("reopened: Records = %q, want %q", got, want)
 	}
 }
+
+// BeforeCommit runs before each group is applied, and its error fails the
+// commit with nothing of the group applied.
+func TestBeforeCommit(t *testing.T) {
+	fs := vfs.NewMem()
+	var calls int
+	var fail error
+	st, err := store.Open("crawl", &store.Options{FS: fs, SyncInterval: -1, BeforeCommit: func() error { calls++; return fail }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, s := st.Frontier(), st.Seen()
+	s.Add(1)
+	f.Push(entry("h.test", 0))
+	if err := f.Commit(); err != nil || calls != 1 {
+		t.Fatalf("commit: %v after %d calls, want nil after 1", err, calls)
+	}
+	fail = errors.New("archive disk full")
+	s.Add(2)
+	f.Push(entry("h.test", 1))
+	if err := f.Commit(); !errors.Is(err, fail) || calls != 2 {
+		t.Fatalf("failing: %v after %d calls, want the error after 2", err, calls)
+	}
+	st.Close()
+	st = open(t, fs, store.Options{})
+	if st.Frontier().Len() != 1 || st.Seen().Contains(2) {
+		t.Errorf("reopened: %d waiting, 2 seen: %v; want only the first group", st.Frontier().Len(), st.Seen().Contains(2))
+	}
+}
