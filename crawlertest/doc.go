@@ -47,7 +47,8 @@
 //
 // On a good (non-trap) host, anything else, and any URL with a query, is
 // 404 (on hosts with Behavior.RobotsRedirects or RobotsLoop,
-// /robots-hop/<k> is also served: see below). Every page n links to page
+// /robots-hop/<k> is also served, and with Config.NearDuplicates
+// /story/<f>/<v>: see below). Every page n links to page
 // n+1 of its host and every home page to the next host's home page (and
 // past a trap host to the next good one), so the whole web is reachable
 // from [Web.Seeds]. The other links are random:
@@ -63,6 +64,36 @@
 // unreserved character ("/p/%35") or a fragment ("#top"). Markup varies too:
 // single quotes, upper-case tags, rel before href, and rel token lists such
 // as rel="external nofollow". Redirects' Location headers may be relative.
+//
+// # Near-duplicates
+//
+// Config.NearDuplicates makes the first NearDuplicates good hosts story
+// hosts, for tests of near-duplicate detection. Each serves
+// [Web.StoryFamilies] families of stories (PagesPerHost/5, at least 1),
+// family f of 1 to 5 variants:
+//
+//	/story/<f>/<v>   a news story in the host's site template: nav bar of
+//	                 4 links, title, "Updated <weekday>, <d> <month> <year>,
+//	                 <hh:mm>" line, article (PageBytes/4 to 5·PageBytes/4
+//	                 bytes of text), a "Related stories" box of 2 to 4
+//	                 links, "This story has been read <n> times.", footer
+//
+// The variants of a family are near-duplicates, as real ones are: the
+// same title and article, but their own date line, related links (drawn
+// from the family's 6), read counter, session id in a script and href
+// spellings. Stories of different families (families of one story
+// included) share only the site template: the nav bar, the footer, the
+// site's name, and the 64 words of every page; they are not
+// near-duplicates, nor are ordinary pages. Story slot s, variant s/F of
+// family s%F for F families (if the family has it), is linked from page
+// s mod PagesPerHost of its host, so every story is reachable from
+// [Web.Seeds] and counts in Depths, GoodPages and PageRank like any page.
+//
+// [Web.NearDuplicateFamilies] is the ground truth: the URLs of each
+// family of two or more. [Web.ScoreNearDuplicates] judges a crawler's
+// verdicts against it (precision, recall and wrong merges), given the
+// order in which it fetched pages and the earlier page it matched each
+// near-duplicate to.
 //
 // # Misbehaving hosts
 //

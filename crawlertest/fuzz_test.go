@@ -7,13 +7,16 @@ import (
 )
 
 // FuzzRoute checks that route accepts exactly the paths appendPath produces
+// (stories included)
 // and that removeDotSegments agrees with net/url's RFC 3986 resolution.
 func FuzzRoute(f *testing.F) {
 	for _, s := range []string{"/", "/p/5", "/p/05", "/img/3.png", "/to/2/3", "/chain/4/1", "/loop/a",
-		"/missing/7", "/x/../p/5", "/a/./b/../..", "/..//.", "/p/", "/chain//", "/private/9999999999"} {
+		"/missing/7", "/x/../p/5", "/a/./b/../..", "/..//.", "/p/", "/chain//", "/private/9999999999",
+		"/story/1/0", "/story/19/4", "/story/20/0", "/story/01/0", "/story/3"} {
 		f.Add(s)
 	}
 	g := testGen(5, 100, 10)
+	g.setStories(3) // host 2 serves stories
 	f.Fuzz(func(t *testing.T, p string) {
 		if len(p) > 256 {
 			return

@@ -23,6 +23,7 @@ const (
 	kindLoopA                // /loop/a: 302 to /loop/b
 	kindLoopB                // /loop/b: 303 to /loop/a
 	kindMissing              // /missing/<n>: 404 with a small HTML body without links
+	kindStory                // /story/<n>/<k>: variant k of story family n (Config.NearDuplicates)
 )
 
 // res is one resource (URL) of the synthetic web. It is comparable and used as
@@ -31,7 +32,7 @@ type res struct {
 	host int32
 	kind kind
 	n    int32
-	k    int32 // kindChain: hops left; kindTo: target host
+	k    int32 // kindChain: hops left; kindTo: target host; kindStory: variant
 }
 
 // link is one <a href> of an HTML page.
@@ -61,6 +62,10 @@ type gen struct {
 	traps     []Trap
 	goodHosts []int32
 	nextGood  []int32
+
+	// With Config.NearDuplicates, stories[h] tells whether host h serves
+	// story families (see neardup.go); nil without.
+	stories []bool
 }
 
 // mix64 is the splitmix64 finalizer: a cheap, well-mixing bijection on uint64.
@@ -110,7 +115,9 @@ func (g *gen) docRNG(r res, salt uint64) rng {
 func hasRobots(h int) bool { return h%4 != 3 }
 
 // isHTML reports whether r is answered with 200 and an HTML page with links.
-func isHTML(k kind) bool { return k == kindPage || k == kindPrivate || k == kindNofollow }
+func isHTML(k kind) bool {
+	return k == kindPage || k == kindPrivate || k == kindNofollow || k == kindStory
+}
 
 // page returns the resource of page n of host h.
 func page(h, n int) res { return res{host: int32(h), kind: kindPage, n: int32(n)} }
@@ -123,8 +130,13 @@ func page(h, n int) res { return res{host: int32(h), kind: kindPage, n: int32(n)
 // is random: about 20% of links go to other hosts (to the home page, the
 // trap's entry, of a trap host), and a few go to images, redirects, chains,
 // the loop, broken links, private pages and (with rel=nofollow) nofollow
-// pages. No followed link ever targets a nofollow page.
+// pages. No followed link ever targets a nofollow page. On a story host
+// (Config.NearDuplicates), pages also link to stories, and stories have
+// links of their own (see neardup.go).
 func (g *gen) links(dst []link, doc res) []link {
+	if doc.kind == kindStory {
+		return g.storyLinks(dst, doc)
+	}
 	rg := g.docRNG(doc, saltLinks)
 	h := int(doc.host)
 	w := g.outDegree / 2
@@ -144,6 +156,7 @@ func (g *gen) links(dst []link, doc res) []link {
 				dst = insertAt(dst, start+rg.intn(len(dst)-start+1), link{to: page(int(g.nextGood[h]), 0)})
 			}
 		}
+		dst = g.addStoryLinks(dst, start, doc)
 	}
 	return dst
 }
@@ -317,6 +330,11 @@ func appendPath(b []byte, r res) []byte {
 		return append(b, "/loop/b"...)
 	case kindMissing:
 		b = append(b, "/missing/"...)
+	case kindStory:
+		b = append(b, "/story/"...)
+		b = strconv.AppendInt(b, int64(r.n), 10)
+		b = append(b, '/')
+		return strconv.AppendInt(b, int64(r.k), 10)
 	}
 	return strconv.AppendInt(b, int64(r.n), 10)
 }
@@ -405,6 +423,17 @@ func (g *gen) route(h int, p string) (r res, ok bool) {
 	case "missing":
 		r.kind = kindMissing
 		r.n, ok = num(rest, g.pages)
+	case "story":
+		r.kind = kindStory
+		if fs, vs, found := strings.Cut(rest, "/"); found {
+			var ok1 bool
+			r.n, ok1 = num(fs, g.storyFamilies(h))
+			r.k, ok = num(vs, maxVariants)
+			if ok = ok && ok1; ok {
+				size, _ := g.family(h, int(r.n))
+				ok = int(r.k) < size
+			}
+		}
 	}
 	if !ok {
 		return res{host: int32(h)}, false

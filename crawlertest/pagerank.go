@@ -23,7 +23,7 @@ func (w *Web) goodPages(c crawl) []res {
 		}
 	}
 	slices.SortFunc(out, func(a, b res) int {
-		return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind), cmp.Compare(a.n, b.n))
+		return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind), cmp.Compare(a.n, b.n), cmp.Compare(a.k, b.k))
 	})
 	return out
 }

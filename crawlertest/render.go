@@ -57,6 +57,9 @@ const (
 // It draws spellings and padding from doc's text stream, so the same doc
 // always renders to the same bytes.
 func (g *gen) render(b []byte, doc res, ls []link) []byte {
+	if doc.kind == kindStory {
+		return g.renderStory(b, doc, ls)
+	}
 	rg := g.docRNG(doc, saltText)
 	start := len(b)
 	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"...)

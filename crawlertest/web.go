@@ -117,6 +117,20 @@ type Config struct {
 	// Web.Orphans and the package doc). Off, the web is exactly the one
 	// without this field.
 	Sitemaps bool
+	// NearDuplicates, if positive, makes the first NearDuplicates good
+	// (non-trap) hosts, in index order (all of them if fewer), story
+	// hosts: each also serves max(1, PagesPerHost/5) families of 1 to 5
+	// stories, /story/<f>/<v>, linked from its pages. The stories of a
+	// family are near-duplicates: the same title and main text, with a
+	// different date line, related-links box and read counter; stories of
+	// different families share only the site template (nav bar, footer,
+	// words). See the package doc and Web.NearDuplicateFamilies, the ground
+	// truth. A story's main text is PageBytes/4 to 5·PageBytes/4 bytes,
+	// so keep PageBytes at its default or more for near-duplicate
+	// detection to have text to work with. 0 means none, the web being
+	// then exactly the one without this field; NewWeb panics if it is
+	// negative.
+	NearDuplicates int
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -197,6 +211,10 @@ func newWeb(cfg Config, h hooks) *Web {
 		g.hostPop = newZipf(cfg.Hosts-1, cfg.Popularity)
 	}
 	g.setTraps(cfg.Traps)
+	if cfg.NearDuplicates < 0 {
+		panic(fmt.Sprintf("crawlertest: Config.NearDuplicates = %d, negative", cfg.NearDuplicates))
+	}
+	g.setStories(cfg.NearDuplicates)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic("crawlertest: cannot listen on 127.0.0.1: " + err.Error())
