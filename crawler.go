@@ -141,6 +141,11 @@ type Crawler struct {
 	// estimated rates of change, until the Run's context is done or a
 	// budget is spent; see [Recrawl]. Nil: each page is fetched once.
 	Recrawl *Recrawl
+	// NearDuplicates, if not nil, marks the HTML pages whose text is a
+	// near-duplicate of a page fetched earlier in the Run
+	// (Page.NearDuplicateOf), by SimHash; see [NearDuplicates]. Nil: no
+	// such test.
+	NearDuplicates *NearDuplicates
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
 	// meta robots says nofollow.
 	IgnoreNoFollow bool
@@ -323,6 +328,11 @@ func (c *Crawler) validate() error {
 	if err := c.Pacing.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.NearDuplicates != nil {
+		if err := c.NearDuplicates.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.Recrawl != nil {
 		if err := c.Recrawl.validate(c.MaxRate); err != nil {
 			errs = append(errs, err)
@@ -345,6 +355,7 @@ type run struct {
 	robots   *politeness.RobotsCache
 	scope    *scopeCheck
 	traps    *trapRules
+	nearDups *nearDuplicates // nil without Crawler.NearDuplicates
 	log      *slog.Logger
 	stats    *counters
 	hostTab  *hostTable
@@ -404,6 +415,7 @@ func (c *Crawler) newRun(h Handler) *run {
 		workers:   politeness.Or(c.Workers, DefaultWorkers),
 		hostTab:   newHostTable(c.Pacing),
 		traps:     newTrapRules(c.Traps),
+		nearDups:  newNearDuplicates(c.NearDuplicates),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
 	}

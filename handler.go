@@ -65,6 +65,10 @@ type Page struct {
 	// (Status 304, no Body, no Links) or a 2xx with the same content
 	// fingerprint (for HTML, that of its text, tags and link paths).
 	Revisit, Unchanged bool
+	// NearDuplicateOf is, under Crawler.NearDuplicates, the canonical URL
+	// of the page fetched earlier in the Run of which this HTML page is a
+	// near-duplicate (its text, by SimHash); "" otherwise.
+	NearDuplicateOf string
 
 	FetchedAt time.Time     // when the request was sent
 	Duration  time.Duration // from request to end of body

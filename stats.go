@@ -102,6 +102,7 @@ type Stats struct {
 	Revisits         int64            // page requests that revisited a page fetched before (Crawler.Recrawl)
 	NotModified      int64            // of those, answered 304 Not Modified: no body
 	Unchanged        int64            // of those, found the page unchanged: a 304, or a 200 with the content of the visit before
+	NearDuplicates   int64            // HTML pages found near-duplicates of an earlier page of the Run (Crawler.NearDuplicates)
 	Forwarded        int64            // links sent to the part of a shared crawl that holds their host (frontier.Exchanger)
 	Received         int64            // links received from other parts of a shared crawl, before the URL-seen test
 	Seen             int              // URLs in the seen-set
@@ -155,6 +156,7 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.Revisits += s.Revisits
 	sum.NotModified += s.NotModified
 	sum.Unchanged += s.Unchanged
+	sum.NearDuplicates += s.NearDuplicates
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
 		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
@@ -244,6 +246,7 @@ type counters struct {
 	revisits         atomic.Int64
 	notModified      atomic.Int64
 	unchanged        atomic.Int64
+	nearDuplicates   atomic.Int64
 	patternsMu       sync.Mutex
 	trapPatterns     []string
 	seen             atomic.Int64
@@ -319,6 +322,7 @@ func (c *counters) snapshot() Stats {
 		Revisits:         c.revisits.Load(),
 		NotModified:      c.notModified.Load(),
 		Unchanged:        c.unchanged.Load(),
+		NearDuplicates:   c.nearDuplicates.Load(),
 		Forwarded:        c.forwarded.Load(),
 		Received:         c.received.Load(),
 		Seen:             int(c.seen.Load()),

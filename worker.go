@@ -120,7 +120,8 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		}
 	}
 	r.handle(ctx, p, &o)
-	if !p.NoFollow || r.c.IgnoreNoFollow {
+	skipLinks := p.NearDuplicateOf != "" && r.nearDups.skipLinks
+	if (!p.NoFollow || r.c.IgnoreNoFollow) && !skipLinks {
 		r.scopeLinks(p, e, &o)
 	}
 	return o
@@ -297,6 +298,11 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
 	}
 	o.content, o.html = ex.Content, true
+	if r.nearDups != nil && !o.revisit {
+		if p.NearDuplicateOf = r.nearDups.check(e.URL, p.Body); p.NearDuplicateOf != "" {
+			r.stats.nearDuplicates.Add(1)
+		}
+	}
 }
 
 // compare tells p, the page of a revisit, and o whether the page is as

@@ -1,0 +1,83 @@
+package crawler
+
+import (
+	"fmt"
+	"sync"
+
+	"crawler/simhash"
+)
+
+// NearDuplicates finds the HTML pages of a Run whose text is a
+// near-duplicate of a page fetched earlier in it, as Manku, Jain and Das
+// Sarma found them for Google's crawler (WWW 2007): each page's visible
+// text gets a 64-bit SimHash fingerprint (simhash.OfHTML), and two pages
+// are near-duplicates when their fingerprints differ in at most Distance
+// bits. A near-duplicate's Page.NearDuplicateOf names the first page of
+// its family; Stats.NearDuplicates counts them. Revisits are not tested
+// (a page is no near-duplicate of itself).
+//
+// The fingerprints live in memory for the Run, with the URL of each page
+// that is no near-duplicate: about 40 bytes a page for the tables (see
+// simhash.Index) plus its URL. They are not kept by a durable frontier: a
+// resumed crawl compares pages with those of its own Run only.
+type NearDuplicates struct {
+	// Distance is the most bits in which a near-duplicate's fingerprint
+	// may differ. 0: simhash.DefaultDistance; negative: none, only pages
+	// with the same fingerprint are near-duplicates.
+	Distance int
+	// SkipLinks, if set, does not follow the links of a near-duplicate:
+	// the paper's advice ("ignore P_duplicate and all its out-going
+	// links"), which keeps a crawl out of sites that serve one page under
+	// many URLs. The Handler still sees them in Page.Links.
+	SkipLinks bool
+}
+
+// nearDuplicates is the state of NearDuplicates in one Run; safe for
+// concurrent use by the workers.
+type nearDuplicates struct {
+	skipLinks bool
+	mu        sync.Mutex
+	index     *simhash.Index    // Distance >= 0
+	same      map[uint64]uint64 // Distance < 0: fingerprint -> id
+	urls      []string          // by id
+}
+
+// validate says what is wrong with n, if anything.
+func (n *NearDuplicates) validate() error {
+	if n.Distance > simhash.MaxDistance {
+		return fmt.Errorf("crawler: NearDuplicates.Distance is %d; at most %d bits of 64 may differ", n.Distance, simhash.MaxDistance)
+	}
+	return nil
+}
+
+func newNearDuplicates(n *NearDuplicates) *nearDuplicates {
+	if n == nil {
+		return nil
+	}
+	d := &nearDuplicates{skipLinks: n.SkipLinks}
+	if n.Distance < 0 {
+		d.same = map[uint64]uint64{}
+	} else {
+		d.index = simhash.NewIndex(n.Distance)
+	}
+	return d
+}
+
+// check returns the URL of the page fetched earlier of which the HTML page
+// url, with body, is a near-duplicate, or "" (and then remembers it).
+func (n *nearDuplicates) check(url string, body []byte) string {
+	fp := simhash.OfHTML(body)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	id := uint64(len(n.urls))
+	if n.same != nil {
+		if near, ok := n.same[fp]; ok {
+			return n.urls[near]
+		}
+		n.same[fp] = id
+	} else if near, _, ok := n.index.FindOrAdd(fp, id); ok {
+		return n.urls[near]
+	}
+	n.urls = append(n.urls, url)
+	return ""
+}
