@@ -1,0 +1,643 @@
+package warc
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base32"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io/fs"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"crawler/fetch"
+)
+
+// DefaultMaxFileBytes is the size at which a [Writer] starts a new file
+// unless its Options say otherwise: 1 GiB, about the 1 GB the WARC
+// standard suggests.
+const DefaultMaxFileBytes = 1 << 30
+
+// DefaultPrefix begins the name of a [Writer]'s files unless its Options
+// say otherwise.
+const DefaultPrefix = "crawl"
+
+// Software is what a [Writer]'s warcinfo records give as "software".
+const Software = "crawler/0.1"
+
+// ErrClosed is returned by [Writer.Record] and [Writer.Sync] after Close.
+var ErrClosed = errors.New("warc: writer closed")
+
+// Options configure a [Writer]. The zero value is ready to use.
+type Options struct {
+	// Prefix begins each file's name: PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz
+	// (see the package doc). "" means [DefaultPrefix]. It must not hold a
+	// path separator.
+	Prefix string
+
+	// MaxFileBytes is the size a file may reach: an exchange that would
+	// take the current file past it goes into a new file (an exchange
+	// larger than it alone goes into a file of its own, whatever its
+	// size). 0 means [DefaultMaxFileBytes]; negative means one file,
+	// never rotated.
+	MaxFileBytes int64
+
+	// Info are fields for each file's warcinfo record, written after
+	// "software: crawler/0.1", "format: WARC File Format 1.1" and
+	// "conformsTo: <the WARC 1.1 URL>"; a field named like one of those
+	// replaces it. Typical are "operator", "robots" ("obey"),
+	// "http-header-user-agent", "isPartOf" (the crawl's name) and
+	// "description". Names must be tokens and values one line.
+	Info []Field
+}
+
+// Writer writes the exchanges of a fetcher to WARC 1.1 files in a
+// directory, as request and response (or revisit) records. It is a
+// [fetch.Recorder]: set it as a fetcher's Recorder.
+//
+// A Writer is safe for concurrent use. It opens its first file at the
+// first Record and a new one on rotation; the caller must call Close
+// (which syncs) when done.
+type Writer struct {
+	dir      string
+	prefix   string
+	maxBytes int64 // negative: never rotate
+	info     []byte
+
+	mu        sync.Mutex
+	f         *os.File // current file; nil before the first and after rotation
+	size      int64    // bytes in f
+	exchanges int      // exchanges in f
+	infoID    string   // the warcinfo record ID of f, or of the next file if f is nil
+	seq       int      // the next file's sequence number
+	files     []string
+	dirDirty  bool // files created since the directory was last synced
+	closed    bool
+}
+
+var _ fetch.Recorder = (*Writer)(nil)
+
+// NewWriter returns a Writer of files in dir, which must exist. It
+// creates no file yet. Its files are numbered after the highest number
+// of the files with the same prefix already in dir, so a resumed crawl
+// adds files; no file is ever overwritten.
+func NewWriter(dir string, opts Options) (*Writer, error) {
+	prefix := opts.Prefix
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if strings.ContainsAny(prefix, `/\`) || prefix == "." || prefix == ".." || prefix != filepath.Base(prefix) {
+		return nil, fmt.Errorf("warc: Prefix %q is not a file name", prefix)
+	}
+	maxBytes := opts.MaxFileBytes
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxFileBytes
+	}
+	info, err := infoBlock(opts.Info)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	seq := 0
+	for _, e := range entries {
+		if n, ok := fileSeq(e.Name(), prefix); ok && n >= seq {
+			seq = n + 1
+		}
+	}
+	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq}
+	w.infoID = newID()
+	return w, nil
+}
+
+// infoBlock returns the block of the warcinfo records: our fields, then
+// the caller's.
+func infoBlock(extra []Field) ([]byte, error) {
+	fields := []Field{
+		{"software", Software},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+	}
+	for _, f := range extra {
+		if !isToken([]byte(f.Name)) {
+			return nil, fmt.Errorf("warc: Info field name %q is not a token", f.Name)
+		}
+		if strings.ContainsAny(f.Value, "\r\n") {
+			return nil, fmt.Errorf("warc: Info field %s: value holds a line break", f.Name)
+		}
+		i := 0
+		for i < len(fields) && !strings.EqualFold(fields[i].Name, f.Name) {
+			i++
+		}
+		if i < 3 {
+			fields[i] = f
+		} else {
+			fields = append(fields, f)
+		}
+	}
+	var b []byte
+	for _, f := range fields {
+		b = append(b, f.Name...)
+		b = append(b, ": "...)
+		b = append(b, f.Value...)
+		b = append(b, "\r\n"...)
+	}
+	return b, nil
+}
+
+// fileSeq returns the sequence number of a file name
+// PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz (or .warc), if it is one.
+func fileSeq(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix+"-")
+	if !ok {
+		return 0, false
+	}
+	if r, ok := strings.CutSuffix(rest, ".warc.gz"); ok {
+		rest = r
+	} else if r, ok := strings.CutSuffix(rest, ".warc"); ok {
+		rest = r
+	} else {
+		return 0, false
+	}
+	stamp, num, ok := strings.Cut(rest, "-")
+	if !ok || len(stamp) != 14 || !allDigitString(stamp) || len(num) < 5 || !allDigitString(num) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil
+}
+
+func allDigitString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Files returns the paths of the files the Writer has created, oldest
+// first, the one being written (if any) last.
+func (w *Writer) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.files...)
+}
+
+// Record writes x as a request record and a response record, linked to
+// each other by WARC-Concurrent-To; a 304 response is written as a
+// revisit record instead (see the package doc). Both records go to the
+// same file, each as its own gzip member, both in one write.
+//
+// Record returns ctx's cause without writing if ctx is done, and
+// [ErrClosed] after Close; a write is not otherwise interrupted. The
+// records are compressed on the caller's goroutine; only the write holds
+// the Writer's lock. On an error, x's records are not in the files (but
+// for a failed write that could not be taken back: then a partial gzip
+// member ends that file, as after a crash, and the next record starts a
+// new file).
+func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	e := encoders.Get().(*encoder)
+	defer e.release()
+	if err := e.prepare(x); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	id := w.infoID
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	e.encode(id)
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if w.f != nil && w.maxBytes >= 0 && w.exchanges > 0 && w.size+int64(e.out.Len()) > w.maxBytes {
+		if err := w.closeFile(); err != nil {
+			return err
+		}
+	}
+	if w.f == nil {
+		if err := w.openFile(); err != nil {
+			return err
+		}
+	}
+	if w.infoID != id { // the file changed since e was encoded
+		e.encode(w.infoID)
+	}
+	n, err := w.f.Write(e.out.Bytes())
+	if err != nil {
+		// Take back what was written (the file is in append mode, so
+		// the next write follows), or leave the file, its end now a
+		// partial member as after a crash, and start another.
+		if n > 0 {
+			if terr := w.f.Truncate(w.size); terr != nil {
+				w.closeFile()
+			}
+		}
+		return fmt.Errorf("warc: %w", err)
+	}
+	w.size += int64(n)
+	w.exchanges++
+	return nil
+}
+
+// openFile creates the next file and writes its warcinfo record.
+func (w *Writer) openFile() error {
+	for tries := 0; ; tries++ {
+		name := fmt.Sprintf("%s-%s-%05d.warc.gz", w.prefix, time.Now().UTC().Format("20060102150405"), w.seq)
+		w.seq++
+		path := filepath.Join(w.dir, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && tries < 1000 {
+			continue // another writer's: take the next number
+		}
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		w.dirDirty = true
+		e := encoders.Get().(*encoder)
+		e.encodeInfo(w.infoID, name, w.info)
+		_, err = f.Write(e.out.Bytes())
+		e.release()
+		if err != nil {
+			f.Close()
+			os.Remove(path)
+			return fmt.Errorf("warc: %w", err)
+		}
+		w.f, w.size, w.exchanges = f, int64(e.out.Len()), 0
+		w.files = append(w.files, path)
+		return nil
+	}
+}
+
+// closeFile syncs and closes the current file; the next file will have a
+// new warcinfo record ID.
+func (w *Writer) closeFile() error {
+	f := w.f
+	w.f = nil
+	w.infoID = newID()
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
+// Sync commits the records written so far to stable storage: it syncs
+// the current file and, if files were created since the last Sync, the
+// directory. Files closed on rotation were synced then. Records wait for
+// Sync to finish.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	return w.sync()
+}
+
+func (w *Writer) sync() error {
+	if w.f != nil {
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+	}
+	if w.dirDirty {
+		d, err := os.Open(w.dir)
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("warc: sync %s: %w", w.dir, err)
+		}
+		w.dirDirty = false
+	}
+	return nil
+}
+
+// Close syncs and closes the current file and syncs the directory. After
+// Close, Record and Sync return [ErrClosed]; Close again returns nil.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var errs []error
+	if w.f != nil {
+		errs = append(errs, w.closeFile())
+	}
+	errs = append(errs, w.sync())
+	return errors.Join(errs...)
+}
+
+// newID returns a new record ID, "<urn:uuid:…>" with a version 4 UUID.
+func newID() string {
+	var b [idLen]byte
+	var r [16]byte
+	rand.Read(r[:])
+	appendID(b[:0], r)
+	return string(b[:])
+}
+
+const idLen = len("<urn:uuid:") + 36 + len(">")
+
+// appendID appends the record ID of UUID u (made version 4) to b.
+func appendID(b []byte, u [16]byte) []byte {
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // variant RFC 9562
+	const hexDigits = "0123456789abcdef"
+	b = append(b, "<urn:uuid:"...)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return append(b, '>')
+}
+
+// An encoder turns an exchange into its two gzip members. Encoders are
+// pooled; their buffers are kept unless a large exchange grew them.
+type encoder struct {
+	fw     *flate.Writer // BestSpeed
+	out    bytes.Buffer  // the gzip members
+	hdr    []byte        // a record header being built
+	sha    hash.Hash
+	sumBuf [sha1.Size]byte
+
+	// the exchange being encoded, set by prepare
+	x          *fetch.Exchange
+	uri        []byte // WARC-Target-URI
+	date       []byte // WARC-Date
+	reqID      [idLen]byte
+	respID     [idLen]byte
+	reqDigest  [digestLen]byte
+	respDigest [digestLen]byte
+	payDigest  [digestLen]byte
+	hasPayload bool
+	revisit    bool
+	respBlock  []byte // x.Response, or its header for a revisit
+	storeFrom  int    // where in respBlock to stop compressing
+}
+
+const digestLen = len("sha1:") + 32
+
+var crlfcrlf = []byte("\r\n\r\n")
+
+// keepBytes bounds the buffers an encoder keeps for reuse.
+const keepBytes = 1 << 20
+
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{sha: sha1.New()}
+	e.fw, _ = flate.NewWriter(&e.out, flate.BestSpeed)
+	return e
+}}
+
+func (e *encoder) release() {
+	e.x, e.respBlock = nil, nil
+	if e.out.Cap() > keepBytes || cap(e.hdr) > keepBytes || cap(e.uri) > keepBytes {
+		return // let a large exchange's buffers go
+	}
+	e.out.Reset()
+	encoders.Put(e)
+}
+
+// prepare checks x and computes what its records hold but the warcinfo ID.
+func (e *encoder) prepare(x *fetch.Exchange) error {
+	if x == nil {
+		return errors.New("warc: nil Exchange")
+	}
+	if x.URL == "" {
+		return errors.New("warc: Exchange without URL")
+	}
+	if x.IP != "" {
+		if _, err := netip.ParseAddr(x.IP); err != nil {
+			return fmt.Errorf("warc: Exchange of %s: bad IP %q", x.URL, x.IP)
+		}
+	}
+	if x.Truncated != "" && !isToken([]byte(x.Truncated)) {
+		return fmt.Errorf("warc: Exchange of %s: bad Truncated %q", x.URL, x.Truncated)
+	}
+	e.x = x
+	e.uri = appendURI(e.uri[:0], x.URL)
+	d := x.Date
+	if d.IsZero() {
+		d = time.Now()
+	}
+	e.date = d.UTC().AppendFormat(e.date[:0], "2006-01-02T15:04:05.000000Z")
+	var r [32]byte
+	rand.Read(r[:])
+	appendID(e.reqID[:0], [16]byte(r[:16]))
+	appendID(e.respID[:0], [16]byte(r[16:]))
+
+	e.sum(&e.reqDigest, x.Request)
+	e.respBlock = x.Response
+	e.storeFrom = len(x.Response)
+	e.revisit, e.hasPayload = false, false
+	end := httpHeaderEnd(x.Response)
+	if end < 0 {
+		e.sum(&e.respDigest, x.Response) // not HTTP as we know it: no payload
+		return nil
+	}
+	header := x.Response[:end]
+	if httpStatus(header) == 304 {
+		e.revisit = true
+		e.respBlock = header
+		e.storeFrom = len(header)
+		e.sum(&e.respDigest, header)
+		return nil
+	}
+	if httpCompressed(header) {
+		e.storeFrom = end
+	}
+	e.sum(&e.respDigest, x.Response)
+	body := x.Response[end:]
+	e.sha.Reset()
+	if httpChunked(header) {
+		if dechunk(body, e.sha) == dechunkMalformed {
+			return nil // no entity we can name: no payload digest
+		}
+	} else {
+		e.sha.Write(body)
+	}
+	e.hasPayload = true
+	e.digest(&e.payDigest)
+	return nil
+}
+
+// sum puts the digest of b in d.
+func (e *encoder) sum(d *[digestLen]byte, b []byte) {
+	e.sha.Reset()
+	e.sha.Write(b)
+	e.digest(d)
+}
+
+// digest puts the digest in e.sha in d, as "sha1:" and base32.
+func (e *encoder) digest(d *[digestLen]byte) {
+	copy(d[:], "sha1:")
+	base32.StdEncoding.Encode(d[len("sha1:"):], e.sha.Sum(e.sumBuf[:0]))
+}
+
+// encode writes the exchange's two records, as gzip members, to e.out.
+func (e *encoder) encode(infoID string) {
+	e.out.Reset()
+	h := e.start("request", e.reqID[:], infoID)
+	h = appendField(h, "WARC-Concurrent-To", e.respID[:])
+	h = appendField(h, "Content-Type", "application/http;msgtype=request")
+	h = appendField(h, "WARC-Block-Digest", e.reqDigest[:])
+	e.member(h, e.x.Request, len(e.x.Request))
+
+	typ := "response"
+	if e.revisit {
+		typ = "revisit"
+	}
+	h = e.start(typ, e.respID[:], infoID)
+	h = appendField(h, "WARC-Concurrent-To", e.reqID[:])
+	if e.revisit {
+		h = appendField(h, "WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified")
+		h = appendField(h, "WARC-Refers-To-Target-URI", e.uri)
+	}
+	h = appendField(h, "Content-Type", "application/http;msgtype=response")
+	h = appendField(h, "WARC-Block-Digest", e.respDigest[:])
+	if e.hasPayload {
+		h = appendField(h, "WARC-Payload-Digest", e.payDigest[:])
+	}
+	if e.x.Truncated != "" && !e.revisit {
+		h = appendField(h, "WARC-Truncated", e.x.Truncated)
+	}
+	e.member(h, e.respBlock, e.storeFrom)
+}
+
+// start begins the header of an exchange's record in e.hdr.
+func (e *encoder) start(typ string, id []byte, infoID string) []byte {
+	h := append(e.hdr[:0], "WARC/1.1\r\n"...)
+	h = appendField(h, "WARC-Type", typ)
+	h = appendField(h, "WARC-Record-ID", id)
+	h = appendField(h, "WARC-Date", e.date)
+	h = appendField(h, "WARC-Target-URI", e.uri)
+	if e.x.IP != "" {
+		h = appendField(h, "WARC-IP-Address", e.x.IP)
+	}
+	return appendField(h, "WARC-Warcinfo-ID", infoID)
+}
+
+// member ends header h with the block's Content-Length and writes the
+// record as a gzip member to e.out: compressed, but for the block from
+// offset store on, which is stored as it is (the body of a response whose
+// bytes are compressed already, which deflate would spend its time on
+// for nothing).
+func (e *encoder) member(h, block []byte, store int) {
+	h = append(h, "Content-Length: "...)
+	h = strconv.AppendInt(h, int64(len(block)), 10)
+	h = append(h, "\r\n\r\n"...)
+	e.hdr = h
+	crc := crc32.Update(0, crc32.IEEETable, h)
+	crc = crc32.Update(crc, crc32.IEEETable, block)
+	crc = crc32.Update(crc, crc32.IEEETable, crlfcrlf)
+	size := uint32(len(h) + len(block) + len(crlfcrlf)) // mod 2^32, as gzip has it
+
+	e.out.Write(gzipHeader)
+	e.fw.Reset(&e.out)
+	e.fw.Write(h)
+	e.fw.Write(block[:store])
+	if store == len(block) {
+		e.fw.Write(crlfcrlf)
+		e.fw.Close()
+	} else {
+		// End the compressed blocks on a byte boundary (Flush ends them
+		// with an empty stored block), then store the rest in stored
+		// blocks of at most 65535 bytes, the last one final.
+		e.fw.Flush()
+		for rest := block[store:]; len(rest) > 0; {
+			n := min(len(rest), 0xffff)
+			e.storedBlock(rest[:n], false)
+			rest = rest[n:]
+		}
+		e.storedBlock(crlfcrlf, true)
+	}
+	var trailer [8]byte
+	binary.LittleEndian.PutUint32(trailer[:4], crc)
+	binary.LittleEndian.PutUint32(trailer[4:], size)
+	e.out.Write(trailer[:])
+}
+
+// gzipHeader begins a gzip member: deflate, no flags, no time, unknown OS.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
+
+// storedBlock writes b (at most 65535 bytes) as a stored deflate block
+// (RFC 1951 3.2.4), which starts on a byte boundary: a byte of BFINAL
+// and BTYPE 00, then LEN and its complement NLEN, then the bytes.
+func (e *encoder) storedBlock(b []byte, final bool) {
+	var hdr [5]byte
+	if final {
+		hdr[0] = 1
+	}
+	binary.LittleEndian.PutUint16(hdr[1:3], uint16(len(b)))
+	binary.LittleEndian.PutUint16(hdr[3:5], ^uint16(len(b)))
+	e.out.Write(hdr[:])
+	e.out.Write(b)
+}
+
+// encodeInfo writes a file's warcinfo record, as a gzip member, to e.out.
+func (e *encoder) encodeInfo(id, filename string, block []byte) {
+	e.out.Reset()
+	h := append(e.hdr[:0], "WARC/1.1\r\n"...)
+	h = appendField(h, "WARC-Type", "warcinfo")
+	h = appendField(h, "WARC-Record-ID", id)
+	h = appendField(h, "WARC-Date", time.Now().UTC().AppendFormat(e.date[:0], "2006-01-02T15:04:05.000000Z"))
+	h = appendField(h, "WARC-Filename", filename)
+	h = appendField(h, "Content-Type", "application/warc-fields")
+	e.sum(&e.reqDigest, block)
+	h = appendField(h, "WARC-Block-Digest", e.reqDigest[:])
+	e.member(h, block, len(block))
+}
+
+func appendField[V string | []byte](h []byte, name string, value V) []byte {
+	h = append(h, name...)
+	h = append(h, ": "...)
+	h = append(h, value...)
+	return append(h, "\r\n"...)
+}
+
+// appendURI appends u to b with its control characters and spaces
+// percent-encoded, which a header field cannot hold and a URI should not.
+func appendURI(b []byte, u string) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c <= ' ' || c == 0x7f {
+			b = append(b, '%', hexDigits[c>>4], hexDigits[c&0xf])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return b
+}
