@@ -12,6 +12,7 @@ import (
 	"crawler/canon"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/simhash"
 )
 
 // Defaults of the flags that are the CLI's own (not a field's).
@@ -53,6 +54,12 @@ type options struct {
 	stateStats         bool
 	cluster, node      string
 	crawlName          string
+	nearDups           bool
+	nearDistance       int
+	nearSkipLinks      bool
+	warc               string
+	warcMaxSize        int64
+	graph              string
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -167,6 +174,12 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.cluster, "cluster", "", "share the crawl with other nodes through the NATS JetStream server at this URL (nats://HOST:PORT); needs -state and -node")
 	fs.StringVar(&o.node, "node", "", "with -cluster: this node's name, unique among the crawl's nodes and the same when it restarts (letters, digits, - and _)")
 	fs.StringVar(&o.crawlName, "crawl-id", "crawl", "with -cluster: the crawl's name on the NATS server, so that several crawls can share one")
+	fs.BoolVar(&o.nearDups, "near-dups", false, "find HTML pages whose text is a near-duplicate of a page fetched before (64-bit SimHash); -out names the earlier page as near_duplicate_of")
+	fs.IntVar(&o.nearDistance, "near-dups-distance", 0, fmt.Sprintf("with -near-dups: the most bits of 64 in which near-duplicates' fingerprints differ (0: %d; negative: only identical fingerprints)", simhash.DefaultDistance))
+	fs.BoolVar(&o.nearSkipLinks, "near-dups-skip-links", false, "with -near-dups: do not follow the links of near-duplicates")
+	fs.StringVar(&o.warc, "warc", "", "archive every request and response (robots.txt and sitemaps too) as WARC 1.1 files in this directory (made if needed), as the bytes crossed the connection; a resumed crawl adds files")
+	fs.Int64Var(&o.warcMaxSize, "warc-max-size", 0, "with -warc: start a new file once one reaches this many bytes (0: 1 GiB; negative: never)")
+	fs.StringVar(&o.graph, "graph", "", "write the link graph (each HTML page fetched, its links and each redirect; URLs written once) to this file, for cmd/rank's PageRank and HITS; like -out, each run writes it anew")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -198,6 +211,7 @@ func (o *options) validate() error {
 	check(!o.recrawl || o.rate > 0, "-recrawl needs -rate R: the crawl's requests per second, which revisits share with new URLs")
 	check(finite(o.recrawlShare) && o.recrawlShare <= 1, "-recrawl-share %v: want at most 1 (0: the default; negative: none while new URLs wait)", o.recrawlShare)
 	check(!o.recrawl || o.cluster == "", "-recrawl: a crawl shared with -cluster does not revisit yet")
+	check(o.nearDistance <= simhash.MaxDistance, "-near-dups-distance %d: want at most %d", o.nearDistance, simhash.MaxDistance)
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
 	check(o.cluster == "" || o.state != "" && o.node != "", "-cluster needs -state DIR and -node NAME: a node restarts from its own state")
 	check(o.cluster == "" || o.frontier == "fifo", "-cluster: -frontier %s is not shared between nodes; use fifo", o.frontier)

@@ -6,7 +6,8 @@
 // Every flag value and seed is checked before anything is fetched. stdout
 // carries only what was asked for, for programs: the pages with -out -
 // (JSON Lines: url, status, depth, importance, content_type, bytes, title,
-// links, nofollow_links, fetch_ms, redirect, error), then the hosts with -host-stats -, then the
+// links, nofollow_links, fetch_ms, redirect, revisit, unchanged,
+// near_duplicate_of, error), then the hosts with -host-stats -, then the
 // summary with -json. stderr carries what is for people: warnings (-v
 // adds a debug line per page), a progress line if stderr is a terminal,
 // the summary as text (unless -json), hints and errors.
@@ -142,14 +143,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
+	var archive *archive
+	var linkGraph *graphPages
+	if o.warc != "" {
+		if archive, err = openArchive(o, fail); err != nil {
+			return usageError{err}
+		}
+	}
+	if o.graph != "" {
+		if linkGraph, err = openGraph(o, fail); err != nil {
+			return usageError{errors.Join(err, archive.Close())}
+		}
+	}
 	cr := newCrawl(o, outs, stdout, stderr, fail)
 	fetcher, demoSeeds, closeFetcher := startFetcher(o, cr.con)
 	defer closeFetcher()
 	cr.c.Fetcher = fetcher
 	seeds = append(seeds, demoSeeds...)
+	var beforeCommit func() error
+	if archive != nil {
+		cr.archive, fetcher.Recorder, beforeCommit = archive, archive, archive.Sync
+	}
+	if linkGraph != nil {
+		cr.graph = linkGraph
+		cr.c.Handler = crawler.Chain(cr.c.Handler, linkGraph)
+	}
 	var st *store.Store
 	if o.state != "" {
-		if st, err = openState(o, seeds); err != nil {
+		if st, err = openState(o, seeds, beforeCommit); err != nil {
 			return err
 		}
 		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
@@ -202,9 +223,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // openState opens the -state directory for a crawl of seeds, which must be
-// the crawl it holds, if any.
-func openState(o *options, seeds []string) (*store.Store, error) {
-	st, err := store.Open(o.state, &store.Options{PerHost: o.perHost})
+// the crawl it holds, if any. beforeCommit, if not nil, makes the -warc
+// records of the pages a commit marks done durable first.
+func openState(o *options, seeds []string, beforeCommit func() error) (*store.Store, error) {
+	st, err := store.Open(o.state, &store.Options{PerHost: o.perHost, BeforeCommit: beforeCommit})
 	if err != nil {
 		return nil, fmt.Errorf("-state %s: %w", o.state, err)
 	}
@@ -263,12 +285,14 @@ func printState(dir string, w io.Writer) error {
 
 // crawl is one run of the command: its options, Crawler and outputs.
 type crawl struct {
-	o      *options
-	c      *crawler.Crawler
-	con    *console // stderr
-	stdout io.Writer
-	outs   *outputs
-	pages  *jsonLines // the -out Handler; nil without -out
+	o       *options
+	c       *crawler.Crawler
+	con     *console // stderr
+	stdout  io.Writer
+	outs    *outputs
+	pages   *jsonLines  // the -out Handler; nil without -out
+	archive *archive    // the -warc recorder; nil without -warc
+	graph   *graphPages // the -graph Handler; nil without -graph
 }
 
 // newCrawl sets up the crawl o asks for, writing to outs, stdout and
@@ -303,6 +327,9 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		Traps:        o.traps,
 		Logger:       newLogger(con, o.verbose),
 	}
+	if o.nearDups {
+		c.NearDuplicates = &crawler.NearDuplicates{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
+	}
 	if o.recrawl {
 		c.Recrawl = &crawler.Recrawl{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
 	}
@@ -330,14 +357,19 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 // startFetcher returns the crawl's fetcher. With -demo it also starts the
 // demo web, says so on con, and returns its seeds. closeFetcher closes
 // the idle connections and the demo web.
-func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []string, closeFetcher func()) {
+func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []string, closeFetcher func()) {
 	tr := fetch.NewTransport()
 	tr.Proxy = http.ProxyFromEnvironment
 	// Through a proxy, every worker keeps a connection to it idle between
 	// requests (NewTransport keeps 1024).
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
-	closeFetcher = tr.CloseIdleConnections
+	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
+	// A fetcher with a Recorder keeps its idle connections in a copy of tr.
+	closeFetcher = func() {
+		f.CloseIdleConnections()
+		tr.CloseIdleConnections()
+	}
 	if o.demo {
 		cfg := crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10}
 		if o.recrawl {
@@ -348,11 +380,12 @@ func startFetcher(o *options, con io.Writer) (f fetch.Fetcher, demoSeeds []strin
 		demoSeeds = web.Seeds()
 		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), demoSeeds[0])
 		closeFetcher = func() {
+			f.CloseIdleConnections()
 			tr.CloseIdleConnections()
 			web.Close()
 		}
 	}
-	return &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}, demoSeeds, closeFetcher
+	return f, demoSeeds, closeFetcher
 }
 
 // demoChanges is how often the pages of the demo web change under
@@ -388,6 +421,6 @@ func (cr *crawl) finish(runErr error) error {
 		}
 		writeTextSummary(cr.con, st, cause)
 	}
-	errs = append(errs, cr.outs.Close())
+	errs = append(errs, cr.outs.Close(), cr.graph.Close(), cr.archive.Close())
 	return errors.Join(errs...)
 }

@@ -91,6 +91,7 @@ type record struct {
 	Redirect    string  `json:"redirect,omitempty"`
 	Revisit     bool    `json:"revisit,omitempty"`
 	Unchanged   bool    `json:"unchanged,omitempty"`
+	NearDupOf   string  `json:"near_duplicate_of,omitempty"`
 	Error       string  `json:"error,omitempty"`
 }
 
@@ -121,6 +122,7 @@ func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 		URL: p.URL, Status: p.Status, Depth: p.Depth, Importance: p.Importance, ContentType: p.ContentType,
 		Bytes: len(p.Body), Title: p.Title, Links: len(p.Links), NoFollow: len(p.NoFollowLinks), Redirect: p.Redirect,
 		FetchMS: float64(p.Duration.Microseconds()) / 1000, Revisit: p.Revisit, Unchanged: p.Unchanged,
+		NearDupOf: p.NearDuplicateOf,
 	}
 	if p.Err != nil {
 		r.Error = p.Err.Error()
@@ -207,6 +209,7 @@ type summary struct {
 	Revisits         int64            `json:"revisits,omitempty"`
 	NotModified      int64            `json:"not_modified,omitempty"`
 	Unchanged        int64            `json:"unchanged,omitempty"`
+	NearDuplicates   int64            `json:"near_duplicates,omitempty"`
 	Revisiting       int              `json:"revisiting,omitempty"`
 	Forwarded        int64            `json:"forwarded,omitempty"`
 	Received         int64            `json:"received,omitempty"`
@@ -227,7 +230,8 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent, DepthRefetches: s.DepthRefetches,
 		Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs,
 		Revisits: s.Revisits, NotModified: s.NotModified, Unchanged: s.Unchanged, Revisiting: s.Revisiting,
-		Forwarded: s.Forwarded, Received: s.Received,
+		NearDuplicates: s.NearDuplicates,
+		Forwarded:      s.Forwarded, Received: s.Received,
 		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
 		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
 	}

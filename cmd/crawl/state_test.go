@@ -131,8 +131,9 @@ func TestStateSurvivesKill9(t *testing.T) {
 	}
 }
 
-// testKill9 is TestStateSurvivesKill9 with the flags flags.
-func testKill9(t *testing.T, flags ...string) {
+// testKill9 is TestStateSurvivesKill9 with the flags flags. It returns
+// the web crawled.
+func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 	w := stateWeb(t, 2*time.Millisecond)
 	dir := filepath.Join(t.TempDir(), "state")
 	const workers, kills = 4, 3
@@ -179,4 +180,5 @@ func testKill9(t *testing.T, flags ...string) {
 	if _, err := os.Stat(filepath.Join(dir, "LOCK")); err != nil {
 		t.Errorf("the state directory has no lock file: %v", err)
 	}
+	return w
 }

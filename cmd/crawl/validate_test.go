@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,10 @@ import (
 func TestBadFlagValues(t *testing.T) {
 	s := newSite(t)
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "file.jsonl")
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string // in the error line
@@ -46,6 +51,11 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-demo", "-workers", "-1"}, "-workers -1"},
 		{[]string{"-demo", "-out", missing}, "-out"},
 		{[]string{"-demo", "-rate", "NaN"}, "-rate NaN"},
+		{[]string{"-near-dups", "-near-dups-distance", "64"}, "-near-dups-distance 64"},
+		{[]string{"-graph", missing}, "-graph"},
+		{[]string{"-warc", filepath.Join(notDir, "warc")}, "-warc"},
+		{[]string{"-demo", "-warc", filepath.Join(notDir, "warc")}, "-warc"},
+		{[]string{"-demo", "-graph", missing}, "-graph"},
 	} {
 		args := append([]string{"-allow", s.addr(), "-delay", "-1s", "-max-pages", "3"}, tc.args...)
 		r := runCrawl(t, nil, append(args, s.URL+"/")...)
