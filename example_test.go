@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,4 +117,55 @@ func ExampleDNSCache() {
 	tr.Proxy = http.ProxyFromEnvironment
 	c := &crawler.Crawler{Fetcher: &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}}
 	_ = c // c.Run(ctx, "https://example.com/")
+}
+
+// Near-duplicates: two URLs serve the same story with another date line;
+// the one fetched second names the first. A third page, of other text, is
+// no near-duplicate.
+func ExampleNearDuplicates() {
+	story := strings.Repeat("The council met on Tuesday to discuss the new bridge over the river and its cost. ", 20)
+	site := http.NewServeMux()
+	site.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><a href="/story?id=7">Bridge</a> <a href="/recipes">Recipes</a></html>`)
+	})
+	site.HandleFunc("/story", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<html><p>Updated %s</p><p>%s</p><a href="/news/bridge">same story</a></html>`, time.Now().Format(time.TimeOnly), story)
+	})
+	site.HandleFunc("/news/bridge", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<html><p>Updated %s</p><p>%s</p></html>`, time.Now().Format(time.TimeOnly), story)
+	})
+	site.HandleFunc("/recipes", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><p>`+strings.Repeat("Apple pie with cinnamon, butter and a crisp golden crust. ", 20)+`</p></html>`)
+	})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+
+	var mu sync.Mutex
+	var lines []string
+	c := &crawler.Crawler{
+		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+			if p.NearDuplicateOf != "" {
+				mu.Lock()
+				lines = append(lines, p.URL[len(srv.URL):]+" is a near-duplicate of "+p.NearDuplicateOf[len(srv.URL):])
+				mu.Unlock()
+			}
+			return nil
+		}),
+		NearDuplicates: &crawler.NearDuplicates{}, // within simhash.DefaultDistance bits
+		Workers:        1,                         // one page at a time: the story is fetched first
+		Pacing:         politeness.Pacing{Delay: -1},
+		Fetcher: &fetch.HTTPFetcher{Addresses: fetch.AddressPolicy{
+			AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},
+		}},
+	}
+	if err := c.Run(context.Background(), srv.URL+"/"); err != nil {
+		fmt.Println(err)
+	}
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	fmt.Println("near-duplicates:", c.Stats().NearDuplicates)
+	// Output:
+	// /news/bridge is a near-duplicate of /story?id=7
+	// near-duplicates: 1
 }

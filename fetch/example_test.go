@@ -1,9 +1,13 @@
 package fetch_test
 
 import (
+	"context"
 	"crawler/fetch"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strings"
 
 	"crawler"
 )
@@ -49,4 +53,38 @@ func ExampleAddressPolicy() {
 	// fetch: address not allowed: 169.254.169.254:80 (link-local) for evil.example
 	// fetch: address not allowed: 192.168.0.1:80 (private) for evil.example
 	// allowed: 93.184.215.14:443 for example.com
+}
+
+// printExchanges is a Recorder that prints the first line of each
+// exchange's request and response, as they crossed the connection.
+type printExchanges struct{}
+
+func (printExchanges) Record(_ context.Context, x *fetch.Exchange) error {
+	req, _, _ := strings.Cut(string(x.Request), "\r\n")
+	resp, _, _ := strings.Cut(string(x.Response), "\r\n")
+	fmt.Printf("%s -> %s (%s)\n", req, resp, x.IP)
+	return nil
+}
+
+// A Recorder gets every exchange as its bytes crossed the connection: what
+// an archive (package warc's Writer is a Recorder) keeps.
+func ExampleRecorder() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+	f := &fetch.HTTPFetcher{
+		Recorder:  printExchanges{},
+		Addresses: fetch.AddressPolicy{AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())}},
+	}
+	resp, err := f.Fetch(context.Background(), &fetch.Request{URL: srv.URL + "/hello"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Status, string(resp.Body))
+	// Output:
+	// GET /hello HTTP/1.1 -> HTTP/1.1 200 OK (127.0.0.1)
+	// 200 hello
 }
