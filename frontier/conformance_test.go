@@ -13,6 +13,21 @@ func TestConformanceFIFO(t *testing.T) {
 	frontiertest.Run(t, func() frontier.Frontier { return new(frontier.FIFO) })
 }
 
+func TestConformancePriority(t *testing.T) {
+	frontiertest.Run(t, func() frontier.Frontier { return new(frontier.Priority) })
+}
+
+// FuzzConformancePriority checks Priority against the contract of every
+// frontier.
+func FuzzConformancePriority(f *testing.F) {
+	for _, s := range conformanceSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		frontiertest.Check(t, new(frontier.Priority), ops)
+	})
+}
+
 func TestConformanceAOPIC(t *testing.T) {
 	frontiertest.Run(t, func() frontier.Frontier { return new(frontier.AOPIC) })
 }

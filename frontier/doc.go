@@ -3,9 +3,10 @@
 // A frontier keeps one queue per host and hands out a URL only from a host
 // that politeness allows to be contacted now, so that a slow or throttled host
 // never blocks the others (Mercator's back queues). Among ready hosts, the
-// order is the frontier's policy: [FIFO] gives breadth-first order, and
+// order is the frontier's policy: [FIFO] gives breadth-first order,
 // [AOPIC] hands out the most important URL first, estimating importance on
-// line from the links of the pages fetched so far.
+// line from the links of the pages fetched so far, and [Priority] the URL
+// of most backlinks and best URL score, I(P) = A·backlinks + B·URL score.
 //
 //	f := new(frontier.FIFO)
 //	f.Push(frontier.Entry{URL: "http://example.com/", Host: "example.com"})

@@ -168,7 +168,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.DurationVar(&o.progress, "progress", 0, fmt.Sprintf("progress line interval on stderr, shown only on a terminal (0: %v; negative: off)", defaultProgress))
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
-	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first) or aopic (most important first, by on-line PageRank estimate; -out records each page's importance)")
+	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first), aopic (most important first, by on-line PageRank estimate) or priority (most backlinks found so far plus URL score, I(P) = backlinks + 1/(1+path depth)); -out records each page's importance")
 	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier (fifo or aopic) in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
 	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing; with -cluster, the live nodes of the crawl -crawl-id as they last reported")
 	fs.StringVar(&o.cluster, "cluster", "", "share the crawl with other nodes through the NATS JetStream server at this URL (nats://HOST:PORT); needs -state and -node")
@@ -205,7 +205,8 @@ func (o *options) validate() error {
 	check(finite(o.pacing.DelayFactor), "-delay-factor %v: want a number (0: the default; negative: none)", o.pacing.DelayFactor)
 	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
-	check(o.frontier == "fifo" || o.frontier == "aopic", "-frontier %q: want fifo or aopic", o.frontier)
+	check(o.frontier == "fifo" || o.frontier == "aopic" || o.frontier == "priority", "-frontier %q: want fifo, aopic or priority", o.frontier)
+	check(o.state == "" || o.frontier != "priority", "-state keeps a fifo or aopic frontier: -frontier priority is in memory only")
 	_, ok := sitemapPolicies[o.sitemaps]
 	check(ok, "-sitemaps %q: want listed, all or off", o.sitemaps)
 	check(!o.recrawl || o.rate > 0, "-recrawl needs -rate R: the crawl's requests per second, which revisits share with new URLs")

@@ -350,6 +350,8 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		c.Frontier = &frontier.FIFO{PerHost: o.perHost}
 	case "aopic":
 		c.Frontier = &frontier.AOPIC{PerHost: o.perHost}
+	case "priority":
+		c.Frontier = &frontier.Priority{PerHost: o.perHost}
 	}
 	return c
 }

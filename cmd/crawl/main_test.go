@@ -109,6 +109,38 @@ func TestFrontierAOPIC(t *testing.T) {
 	}
 }
 
+// -frontier priority records each page's I(P): the seed, a home page
+// without backlinks, comes first with its URL score 1; pages linked from
+// several pages come with more.
+func TestFrontierPriority(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pages.jsonl")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-demo", "-frontier", "priority", "-workers", "1", "-max-pages", "200", "-out", out, "-json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	linked := 0
+	for i, line := range lines {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && (r.Importance != 1 || r.Depth != 0) {
+			t.Errorf("first record %+v: want the seed with importance 1", r)
+		}
+		if r.Importance >= 2 {
+			linked++
+		}
+	}
+	if len(lines) != 200 || linked == 0 {
+		t.Errorf("%d records, %d with importance 2 or more (two backlinks); want 200 and some", len(lines), linked)
+	}
+}
+
 // A crawl whose context ends is not an error for run, which prints the
 // summary of an interrupted crawl.
 func TestInterruptPrintsSummary(t *testing.T) {

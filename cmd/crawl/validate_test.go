@@ -53,6 +53,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-demo", "-rate", "NaN"}, "-rate NaN"},
 		{[]string{"-near-dups", "-near-dups-distance", "64"}, "-near-dups-distance 64"},
 		{[]string{"-graph", missing}, "-graph"},
+		{[]string{"-frontier", "priority", "-state", filepath.Join(t.TempDir(), "state")}, "-frontier priority"},
 		{[]string{"-warc", filepath.Join(notDir, "warc")}, "-warc"},
 		{[]string{"-demo", "-warc", filepath.Join(notDir, "warc")}, "-warc"},
 		{[]string{"-demo", "-graph", missing}, "-graph"},
