@@ -309,17 +309,39 @@ func (w *Writer) closeFile() error {
 
 // Sync commits the records written so far to stable storage: it syncs
 // the current file and, if files were created since the last Sync, the
-// directory. Files closed on rotation were synced then. Records wait for
-// Sync to finish.
+// directory. Files closed on rotation were synced then. Records are
+// written while Sync waits for the disk: the lock is held only to read
+// which file to sync.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.closed {
+		w.mu.Unlock()
 		return ErrClosed
 	}
-	return w.sync()
+	f, dirDirty := w.f, w.dirDirty
+	w.dirDirty = false
+	w.mu.Unlock()
+
+	var err error
+	if f != nil {
+		// A file rotated meanwhile was synced before it was closed.
+		if serr := f.Sync(); serr != nil && !errors.Is(serr, os.ErrClosed) {
+			err = fmt.Errorf("warc: %w", serr)
+		}
+	}
+	if dirDirty && err == nil {
+		err = syncDir(w.dir)
+	}
+	if err != nil && dirDirty {
+		w.mu.Lock()
+		w.dirDirty = true // try again at the next Sync
+		w.mu.Unlock()
+	}
+	return err
 }
 
+// sync syncs the current file and, if files were created since, the
+// directory; w.mu must be held.
 func (w *Writer) sync() error {
 	if w.f != nil {
 		if err := w.f.Sync(); err != nil {
@@ -327,16 +349,25 @@ func (w *Writer) sync() error {
 		}
 	}
 	if w.dirDirty {
-		d, err := os.Open(w.dir)
-		if err != nil {
-			return fmt.Errorf("warc: %w", err)
-		}
-		err = d.Sync()
-		d.Close()
-		if err != nil {
-			return fmt.Errorf("warc: sync %s: %w", w.dir, err)
+		if err := syncDir(w.dir); err != nil {
+			return err
 		}
 		w.dirDirty = false
+	}
+	return nil
+}
+
+// syncDir syncs the directory dir, so that the files created in it are
+// found after a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	err = d.Sync()
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("warc: sync %s: %w", dir, err)
 	}
 	return nil
 }
