@@ -20,10 +20,10 @@
 // durable frontier, and only then acknowledges the batch: delivery is at
 // least once, and idempotent (links are tested again; a batch of entries
 // queued elsewhere, which skip the test, is taken once by the node it
-// reaches, however often NATS delivers it). A node commits its own steps only after the
-// batches they produced are in the stream, so a node killed at any moment
-// loses nothing: it restarts from its state, takes its leases back, and
-// finds the batches not acknowledged.
+// reaches, however often NATS delivers it). A node commits its own steps
+// only after the batches they produced are in the stream, so a node killed
+// at any moment loses nothing: it restarts from its state, takes its
+// leases back, and finds the batches not acknowledged.
 //
 // A node that joins takes the partitions it now wins: their holders
 // hand them over. A holder stops consuming the partition, lets its
@@ -37,10 +37,10 @@
 // A node restarted from its state first takes back the leases its earlier
 // process left, and hands over those that are no longer its own; so does
 // a node whose heartbeat lapsed (cut off from NATS for a while), once it
-// is renewed. A node
-// that leaves for good has its partitions taken by the others once
-// its leases expire; what it had queued stays in its state directory
-// (a node restarted from it later sends those entries to their holders).
+// is renewed. A node that leaves for good has its partitions taken by the
+// others once its leases expire; what it had queued stays in its state
+// directory (a node restarted from it later sends those entries to their
+// holders).
 //
 // Hashing spreads many hosts evenly, but not a few dozen: a node whose
 // backlog (entries waiting, published with its heartbeat) is less than
@@ -49,9 +49,9 @@
 // the crawl's state bucket, and the holder hands the partition over as
 // to a node that joined; a move to a node that is not live is ignored.
 //
-// The crawl is finished when, twice in a row (a quarter second apart), the stream holds no
-// batch and then every live node reports itself idle; a node reports
-// itself busy before it acknowledges a batch that gave it work, so the
-// two cannot both hold while a link is in flight. Each node then ends its
-// Run.
+// The crawl is finished when, twice in a row (a quarter second apart), the
+// stream holds no batch and then every live node reports itself idle; a
+// node reports itself busy before it acknowledges a batch that gave it
+// work, so the two cannot both hold while a link is in flight. Each node
+// then ends its Run.
 package cluster

@@ -455,12 +455,11 @@ func (s *Store) commitGroup(wait bool) error {
 	return nil
 }
 
-// commit calls before, if set, applies b to db and syncs it, and reports
-// on done. Pebble's
-// pipelined commit (ApplyNoSyncWait, which CockroachDB uses the same way;
-// its API is marked experimental, and the version is pinned by go.mod and
-// checked by TestCrash and TestModel) lets the next group's commit apply
-// while this one syncs.
+// commit calls before, if set, then applies b to db and syncs it, and
+// reports on done. Pebble's pipelined commit (ApplyNoSyncWait, which
+// CockroachDB uses the same way; its API is marked experimental, and the
+// version is pinned by go.mod and checked by TestCrash and TestModel) lets
+// the next group's commit apply while this one syncs.
 func commit(db *pebble.DB, b *pebble.Batch, before func() error, done chan<- error) {
 	var err error
 	defer func() { done <- err }()
