@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Measures what -warc, -near-dups and -graph cost a crawl (README, "What a
+# crawl keeps"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
+# answers take LATENCY, with 32 workers, RUNS rounds, each round running
+# every variant once in turn, and prints pages/s of each run. STATE=1 also
+# gives every variant -state.
+#
+#   bench/outputs.sh PAGES LATENCY RUNS      e.g. bench/outputs.sh 20000 5ms 3
+set -euo pipefail
+PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
+(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
+"$tmp/webserve" -latency "$LATENCY" > "$tmp/web.out" &
+sleep 2
+read -r proxy seed < "$tmp/web.out"
+for i in $(seq "$RUNS"); do
+	for v in base warc near-dups graph all; do
+		rm -rf "$tmp/out" && mkdir "$tmp/out"
+		args=()
+		[ "${STATE:-0}" = 1 ] && args=(-state "$tmp/out/state")
+		case $v in
+		warc) args+=(-warc "$tmp/out/warc") ;;
+		near-dups) args+=(-near-dups) ;;
+		graph) args+=(-graph "$tmp/out/graph") ;;
+		all) args+=(-warc "$tmp/out/warc" -near-dups -graph "$tmp/out/graph") ;;
+		esac
+		pps=$(HTTP_PROXY=$proxy "$tmp/crawl" "${args[@]}" -delay -1s -delay-factor -1 -workers 32 \
+			-max-pages "$PAGES" -progress -1s -json "$seed" 2> /dev/null |
+			sed -n 's/.*"pages_per_sec": \([0-9]*\).*/\1/p')
+		echo "$v run=$i pages/s=$pps"
+	done
+done
