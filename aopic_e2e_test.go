@@ -1,10 +1,8 @@
 package crawler_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/graph"
 )
 
 // trapWeb is the web of the AOPIC acceptance test: 100 hosts, every fifth
@@ -185,70 +184,10 @@ func TestAOPICOnTrapWeb(t *testing.T) {
 		}
 		truth, estimate = append(truth, pr), append(estimate, imp)
 	}
-	rho := spearman(truth, estimate)
+	rho := graph.Spearman(truth, estimate)
 	t.Logf("Spearman rank correlation of AOPIC importance and true PageRank over %d of %d good pages: %.3f", len(truth), len(rank), rho)
 	if len(truth) < len(rank)*95/100 || rho < 0.8 {
 		t.Errorf("Spearman %.3f over %d of %d good pages, want ≥ 0.8 over at least 95%%", rho, len(truth), len(rank))
-	}
-}
-
-// spearman returns the Spearman rank correlation of xs and ys: the Pearson
-// correlation of their ranks, ties given their mean rank.
-func spearman(xs, ys []float64) float64 {
-	return pearson(ranks(xs), ranks(ys))
-}
-
-func ranks(vs []float64) []float64 {
-	idx := make([]int, len(vs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(vs[a], vs[b]) })
-	r := make([]float64, len(vs))
-	for i := 0; i < len(idx); {
-		j := i
-		for j < len(idx) && vs[idx[j]] == vs[idx[i]] {
-			j++
-		}
-		mean := float64(i+j-1) / 2
-		for k := i; k < j; k++ {
-			r[idx[k]] = mean
-		}
-		i = j
-	}
-	return r
-}
-
-func pearson(xs, ys []float64) float64 {
-	n := float64(len(xs))
-	var sx, sy float64
-	for i := range xs {
-		sx, sy = sx+xs[i], sy+ys[i]
-	}
-	mx, my := sx/n, sy/n
-	var cov, vx, vy float64
-	for i := range xs {
-		dx, dy := xs[i]-mx, ys[i]-my
-		cov, vx, vy = cov+dx*dy, vx+dx*dx, vy+dy*dy
-	}
-	return cov / math.Sqrt(vx*vy)
-}
-
-func TestSpearman(t *testing.T) {
-	tests := []struct {
-		xs, ys []float64
-		want   float64
-	}{
-		{[]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
-		{[]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
-		// Ranks 0..4 against 0,4,1,2,3: 1 - 6·Σd²/(n(n²-1)) = 1 - 6·12/120.
-		{[]float64{1, 2, 3, 4, 5}, []float64{1, 100, 2, 3, 4}, 0.4},
-		{[]float64{1, 1, 2, 3}, []float64{5, 5, 6, 7}, 1}, // ties
-	}
-	for _, tt := range tests {
-		if got := spearman(tt.xs, tt.ys); math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("spearman(%v, %v) = %v, want %v", tt.xs, tt.ys, got, tt.want)
-		}
 	}
 }
 

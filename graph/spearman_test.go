@@ -17,6 +17,9 @@ func TestSpearman(t *testing.T) {
 		{"same order", []float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
 		{"monotone, not linear", []float64{1, 2, 3, 4}, []float64{1, 8, 27, 1000}, 1},
 		{"reversed", []float64{1, 2, 3}, []float64{3, 2, 1}, -1},
+		// Ranks 0..4 against 0,4,1,2,3: 1 - 6·Σd²/(n(n²-1)) = 1 - 6·12/120.
+		{"one moved", []float64{1, 2, 3, 4, 5}, []float64{1, 100, 2, 3, 4}, 0.4},
+		{"ties alike", []float64{1, 1, 2, 3}, []float64{5, 5, 6, 7}, 1},
 		// Ranks (1 2 3 4) and (1.5 1.5 3.5 3.5): 4/√20.
 		{"ties", []float64{1, 2, 3, 4}, []float64{7, 7, 9, 9}, 4 / math.Sqrt(20)},
 		{"one item", []float64{1}, []float64{2}, math.NaN()},
