@@ -3,6 +3,7 @@ package crawler_test
 import (
 	"bytes"
 	"context"
+	"math"
 	"sync"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestLinkGraphPageRank(t *testing.T) {
 		}
 		imp, _ := aopic.Importance(canon.Fingerprint(u))
 		want, got, online = append(want, r), append(got, pr.Ranks[k]), append(online, imp)
-		maxErr = max(maxErr, abs(r-pr.Ranks[k]))
+		maxErr = max(maxErr, math.Abs(r-pr.Ranks[k]))
 	}
 	rho, rhoAOPIC := graph.Spearman(want, got), graph.Spearman(want, online)
 	t.Logf("%d good pages, graph of %d nodes and %d edges; PageRank from the graph: Spearman %.4f with the truth, max error %.2g, %d iterations; AOPIC's estimate: Spearman %.4f",
@@ -93,11 +94,4 @@ func TestLinkGraphPageRank(t *testing.T) {
 	if rhoAOPIC >= rho {
 		t.Errorf("AOPIC's on-line estimate (Spearman %.4f) ranks as well as PageRank from the graph (%.4f)", rhoAOPIC, rho)
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
