@@ -18,11 +18,37 @@ import (
 // stops the crawl at its first error, since the pages fetched after it
 // would be missing from the archive. The error is kept for the end.
 type archive struct {
-	dir  string
-	w    *warc.Writer
-	fail func(error)
+	dir   string
+	w     *warc.Writer
+	first firstError
+}
+
+// firstError keeps the first error of an output, and stops the crawl with
+// every error; safe for concurrent use.
+type firstError struct {
+	fail func(error) // stops the crawl
 	mu   sync.Mutex
-	err  error // the first
+	err  error
+}
+
+// keep stops the crawl with err, keeps it if it is the first, and returns
+// it.
+func (f *firstError) keep(err error) error {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+	f.fail(err)
+	return err
+}
+
+// closed returns the first error kept, joined with err, the error of
+// closing the output.
+func (f *firstError) closed(err error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.err, err)
 }
 
 // openArchive opens the -warc directory of o, made if needed; fail stops
@@ -42,36 +68,23 @@ func openArchive(o *options, fail func(error)) (*archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-warc %s: %w", o.warc, err)
 	}
-	return &archive{dir: o.warc, w: w, fail: fail}, nil
+	return &archive{dir: o.warc, w: w, first: firstError{fail: fail}}, nil
 }
 
 // Record writes the exchange x to the archive.
 func (a *archive) Record(ctx context.Context, x *fetch.Exchange) error {
-	err := a.w.Record(ctx, x)
-	if err != nil {
-		err = a.failed(err)
-	}
-	return err
+	return a.check(a.w.Record(ctx, x))
 }
 
 // Sync syncs the archive's current file (store.Options.BeforeCommit).
-func (a *archive) Sync() error {
-	if err := a.w.Sync(); err != nil {
-		return a.failed(err)
+func (a *archive) Sync() error { return a.check(a.w.Sync()) }
+
+// check keeps err, if any, naming the flag.
+func (a *archive) check(err error) error {
+	if err != nil {
+		return a.first.keep(fmt.Errorf("-warc %s: %w", a.dir, err))
 	}
 	return nil
-}
-
-// failed keeps err, the first, and stops the crawl.
-func (a *archive) failed(err error) error {
-	err = fmt.Errorf("-warc %s: %w", a.dir, err)
-	a.mu.Lock()
-	if a.err == nil {
-		a.err = err
-	}
-	a.mu.Unlock()
-	a.fail(err)
-	return err
 }
 
 // Close closes the archive and returns its first error.
@@ -83,9 +96,7 @@ func (a *archive) Close() error {
 	if err != nil {
 		err = fmt.Errorf("-warc %s: %w", a.dir, err)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return errors.Join(a.err, err)
+	return a.first.closed(err)
 }
 
 // graphPages is the -graph output: a Handler writing each HTML page
@@ -93,11 +104,9 @@ func (a *archive) Close() error {
 // to a graph file (package graph). Its first error stops the crawl and is
 // kept for the end.
 type graphPages struct {
-	path string
-	w    *graph.Writer
-	fail func(error)
-	mu   sync.Mutex
-	err  error
+	path  string
+	w     *graph.Writer
+	first firstError
 }
 
 // openGraph creates the -graph file of o; fail stops the crawl.
@@ -106,7 +115,7 @@ func openGraph(o *options, fail func(error)) (*graphPages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-graph: %w", err)
 	}
-	return &graphPages{path: o.graph, w: w, fail: fail}, nil
+	return &graphPages{path: o.graph, w: w, first: firstError{fail: fail}}, nil
 }
 
 // Handle records p, if it is an HTML page or a redirect.
@@ -121,15 +130,9 @@ func (g *graphPages) Handle(_ context.Context, p *crawler.Page) error {
 		return nil
 	}
 	if err != nil {
-		err = fmt.Errorf("-graph %s: %w", g.path, err)
-		g.mu.Lock()
-		if g.err == nil {
-			g.err = err
-		}
-		g.mu.Unlock()
-		g.fail(err)
+		return g.first.keep(fmt.Errorf("-graph %s: %w", g.path, err))
 	}
-	return err
+	return nil
 }
 
 // Close closes the graph file and returns the first error.
@@ -141,7 +144,5 @@ func (g *graphPages) Close() error {
 	if err != nil {
 		err = fmt.Errorf("-graph %s: %w", g.path, err)
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return errors.Join(g.err, err)
+	return g.first.closed(err)
 }
