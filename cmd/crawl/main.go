@@ -367,11 +367,8 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
-	// A fetcher with a Recorder keeps its idle connections in a copy of tr.
-	closeFetcher = func() {
-		f.CloseIdleConnections()
-		tr.CloseIdleConnections()
-	}
+	// The fetcher's, not tr's: with a Recorder it dials through a copy of tr.
+	closeFetcher = f.CloseIdleConnections
 	if o.demo {
 		cfg := crawlertest.Config{Seed: 1, Hosts: 50, PagesPerHost: 100, PageBytes: 8 << 10}
 		if o.recrawl {
@@ -383,7 +380,6 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []
 		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), demoSeeds[0])
 		closeFetcher = func() {
 			f.CloseIdleConnections()
-			tr.CloseIdleConnections()
 			web.Close()
 		}
 	}
