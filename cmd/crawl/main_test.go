@@ -79,27 +79,38 @@ func TestSeenSets(t *testing.T) {
 	}
 }
 
-// -frontier aopic crawls most important first and records each page's
-// importance; the seed, holding all the credit, comes first with 1.
-func TestFrontierAOPIC(t *testing.T) {
+// demoByFrontier crawls 200 pages of the demo with -frontier name and one
+// worker, and returns the -out records in order.
+func demoByFrontier(t *testing.T, name string) []record {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "pages.jsonl")
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-demo", "-frontier", "aopic", "-workers", "1", "-max-pages", "200", "-out", out, "-json"}, &stdout, &stderr); err != nil {
+	if err := run(context.Background(), []string{"-demo", "-frontier", name, "-workers", "1", "-max-pages", "200", "-out", out, "-json"}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 200 {
-		t.Fatalf("%d records, want 200", len(lines))
-	}
-	for i, line := range lines {
+	var records []record
+	for line := range strings.Lines(string(data)) {
 		var r record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
+		records = append(records, r)
+	}
+	return records
+}
+
+// -frontier aopic crawls most important first and records each page's
+// importance; the seed, holding all the credit, comes first with 1.
+func TestFrontierAOPIC(t *testing.T) {
+	records := demoByFrontier(t, "aopic")
+	if len(records) != 200 {
+		t.Fatalf("%d records, want 200", len(records))
+	}
+	for i, r := range records {
 		if i == 0 && (r.Importance != 1 || r.Depth != 0) {
 			t.Errorf("first record %+v: want the seed with importance 1", r)
 		}
@@ -113,22 +124,9 @@ func TestFrontierAOPIC(t *testing.T) {
 // without backlinks, comes first with its URL score 1; pages linked from
 // several pages come with more.
 func TestFrontierPriority(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "pages.jsonl")
-	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-demo", "-frontier", "priority", "-workers", "1", "-max-pages", "200", "-out", out, "-json"}, &stdout, &stderr); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	records := demoByFrontier(t, "priority")
 	linked := 0
-	for i, line := range lines {
-		var r record
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatal(err)
-		}
+	for i, r := range records {
 		if i == 0 && (r.Importance != 1 || r.Depth != 0) {
 			t.Errorf("first record %+v: want the seed with importance 1", r)
 		}
@@ -136,8 +134,8 @@ func TestFrontierPriority(t *testing.T) {
 			linked++
 		}
 	}
-	if len(lines) != 200 || linked == 0 {
-		t.Errorf("%d records, %d with importance 2 or more (two backlinks); want 200 and some", len(lines), linked)
+	if len(records) != 200 || linked == 0 {
+		t.Errorf("%d records, %d with importance 2 or more (two backlinks); want 200 and some", len(records), linked)
 	}
 }
 
