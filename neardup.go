@@ -17,8 +17,8 @@ import (
 // (a page is no near-duplicate of itself).
 //
 // The fingerprints live in memory for the Run, with the URL of each page
-// that is no near-duplicate: about 40 bytes a page for the tables (see
-// simhash.Index) plus its URL. They are not kept by a durable frontier: a
+// that is no near-duplicate: about 50 bytes a page for the tables (40
+// nominal, see simhash.Index) plus its URL. They are not kept by a durable frontier: a
 // resumed crawl compares pages with those of its own Run only.
 type NearDuplicates struct {
 	// Distance is the most bits in which a near-duplicate's fingerprint
