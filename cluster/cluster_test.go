@@ -234,6 +234,40 @@ func TestThreeNodes(t *testing.T) {
 	}
 }
 
+// -max-pages is the whole crawl's budget: three nodes on a web of more
+// pages make that many page requests between them, give or take the
+// chunks reserved and not spent (at most one per node), and all end by
+// themselves.
+func TestGlobalBudget(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 30)
+	const budget = 150
+	var wg sync.WaitGroup
+	nodes := make([]*node, 3)
+	errs := make([]error, 3)
+	for i := range nodes {
+		wg.Go(func() {
+			nodes[i], errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{MaxPages: budget}, nil)
+		})
+	}
+	wg.Wait()
+	var requests int64
+	for i, nd := range nodes {
+		if errs[i] != nil {
+			t.Fatalf("node %d: %v", i, errs[i])
+		}
+		requests += nd.c.Stats().Requests
+	}
+	t.Logf("%d page requests by the nodes, %d served, of %d pages", requests, w.TotalRequests(), len(w.Depths(w.Seeds()...)))
+	if len(w.Depths(w.Seeds()...)) <= budget {
+		t.Fatal("the web is no larger than the budget")
+	}
+	if int(requests) != w.TotalRequests() || requests > budget || requests < budget-3*8 {
+		t.Errorf("%d page requests (%d served) for a budget of %d; want at most %d and at least %d", requests, w.TotalRequests(), budget, budget, budget-3*8)
+	}
+	checkOneAtATime(t, w)
+}
+
 // A node that joins mid-crawl takes about a quarter of the partitions;
 // nothing is lost and no host is fetched by two nodes at once.
 func TestJoin(t *testing.T) {
