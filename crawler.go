@@ -40,6 +40,7 @@ const (
 var (
 	ErrNoSeeds          = errors.New("crawler: no seeds and an empty frontier")
 	ErrRunning          = errors.New("crawler: Run called while the crawler is running")
+	ErrNotRunning       = errors.New("crawler: no Run is running")
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
 	// ErrSeedsRefused is wrapped by the error of a Run none of whose seeds
@@ -151,6 +152,7 @@ type Crawler struct {
 	IgnoreNoFollow bool
 
 	running   atomic.Bool
+	control   control
 	stats     atomic.Pointer[counters]
 	hostStats atomic.Pointer[hostTable]
 	before    atomic.Pointer[Stats] // the totals of the crawl before the current or last Run; nil: none
@@ -380,6 +382,9 @@ type run struct {
 	// else nil. fps is its buffer. Scheduler only.
 	batcher seen.Batcher
 	fps     []uint64
+	// fpRate is the seen-set, if it estimates its false-positive rate;
+	// else nil.
+	fpRate interface{ FPRate() float64 }
 	// revisits are the pages Crawler.Recrawl revisits; nil without it.
 	// Scheduler only.
 	revisits *revisits
@@ -461,6 +466,10 @@ func (c *Crawler) newRun(h Handler) *run {
 	r.committer, _ = r.frontier.(frontier.Committer)
 	r.exchange, _ = r.frontier.(frontier.Exchanger)
 	r.batcher, _ = r.seen.(seen.Batcher)
+	if d, ok := r.fetcher.(interface{ DNSStats() fetch.DNSStats }); ok {
+		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
+	}
+	r.fpRate, _ = r.seen.(interface{ FPRate() float64 })
 	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
 	return r
 }
@@ -572,7 +581,8 @@ func (r *run) loop(ctx context.Context) error {
 		if r.revisits != nil {
 			failed = r.releaseRevisits(time.Now())
 		}
-		for inflight < r.workers && budgetLeft() {
+		paused, resumed := r.c.pauseState()
+		for !paused && inflight < r.workers && budgetLeft() {
 			now := time.Now()
 			if r.rateInterval > 0 && now.Before(nextSlot) {
 				wake = nextSlot
@@ -602,20 +612,21 @@ func (r *run) loop(ctx context.Context) error {
 			}
 		}
 		r.publish(inflight)
-		if inflight == 0 && r.ended(budgetLeft()) {
+		if inflight == 0 && !paused && r.ended(budgetLeft()) {
 			break
 		}
 		if inflight == 0 && failed == nil {
 			failed = r.flush() // no step will end before the wait does
 		}
 		var wakeC <-chan time.Time
-		if !wake.IsZero() && inflight < r.workers && budgetLeft() {
+		if !wake.IsZero() && !paused && inflight < r.workers && budgetLeft() {
 			timer.Reset(time.Until(wake))
 			wakeC = timer.C
 		}
 		select {
 		case o := <-results:
 			apply(o)
+		case <-resumed:
 		case <-ready:
 			failed = cmp.Or(failed, r.receive())
 		case <-wakeC:
@@ -705,6 +716,79 @@ func (r *run) flush() error {
 	return nil
 }
 
+// control is what an operator changes while a crawl runs: whether it is
+// paused.
+type control struct {
+	mu      sync.Mutex
+	paused  bool
+	changed chan struct{} // closed at the next change; nil until asked for
+}
+
+// Pause stops the crawl from starting URLs: the fetches in flight end, and
+// no new one starts until Resume. A paused Run holds its place (budgets,
+// pacing and the frontier stay as they were) and still stops when its
+// context is done; a Crawler paused before Run starts paused. Safe to call
+// at any time, from any goroutine.
+func (c *Crawler) Pause() { c.setPaused(true) }
+
+// Resume lets a paused crawl start URLs again.
+func (c *Crawler) Resume() { c.setPaused(false) }
+
+// Paused reports whether the crawl is paused.
+func (c *Crawler) Paused() bool {
+	paused, _ := c.pauseState()
+	return paused
+}
+
+func (c *Crawler) setPaused(paused bool) {
+	k := &c.control
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.paused != paused {
+		k.paused = paused
+		if k.changed != nil {
+			close(k.changed)
+			k.changed = nil
+		}
+	}
+}
+
+// pauseState returns whether the crawl is paused, and a channel closed at
+// the next change.
+func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
+	k := &c.control
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.changed == nil {
+		k.changed = make(chan struct{})
+	}
+	return k.paused, k.changed
+}
+
+// RetireHost gives up on host (host[:port], as in canonical URLs) for the
+// rest of the current Run, as Pacing does after Pacing.MaxFailures failures:
+// its waiting URLs are reported to the Handler with an error wrapping
+// ErrHostRetired and are not fetched. Its fetches in flight end as they
+// would. It reports whether the host was retired by this call, and fails
+// with ErrNotRunning when no Run is running. A later Run crawls the host
+// again. Safe to call from any goroutine.
+func (c *Crawler) RetireHost(host, reason string) (bool, error) {
+	t := c.hostStats.Load()
+	if t == nil || !c.running.Load() {
+		return false, ErrNotRunning
+	}
+	if reason == "" {
+		reason = "retired by the operator"
+	}
+	if !t.retire(host, reason) {
+		return false, nil
+	}
+	if s := c.stats.Load(); s != nil {
+		s.hostsRetired.Add(1)
+	}
+	return true, nil
+}
+
 // StoppedError is the error of a Run that its context stopped: the
 // context's cause, and what was left for a later Run to resume. It unwraps
 // to the cause, so errors.Is(err, context.Canceled) holds for a cancelled
@@ -767,6 +851,9 @@ func (r *run) publish(inflight int) {
 	r.stats.frontier.Store(int64(r.frontier.Len()))
 	r.stats.seen.Store(int64(r.seen.Len()))
 	r.stats.hosts.Store(int64(len(r.hosts)))
+	if r.fpRate != nil {
+		r.stats.seenFPRate.Store(math.Float64bits(r.fpRate.FPRate()))
+	}
 	if r.revisits != nil {
 		r.stats.revisiting.Store(int64(len(r.revisits.pages)))
 	}

@@ -21,6 +21,50 @@ type HostStats struct {
 	Delay          time.Duration // the current wait between two requests
 	Failures       int           // failures in a row
 	Retired        string        // why the crawl gave up on the host; "" while it is crawled
+	InFlight       int           // URLs of the host being processed by workers now
+	Next           time.Time     // when the host may be asked again; zero before its first request
+	FetchTime      time.Duration // the response times of its requests added up (robots.txt included)
+	LastError      string        // the last failure, as "status 503" or the error's text; "" if none
+}
+
+// MeanFetchTime returns the host's mean response time, 0 before its first
+// request.
+func (h HostStats) MeanFetchTime() time.Duration {
+	if n := h.Requests + h.RobotsRequests; n > 0 {
+		return h.FetchTime / time.Duration(n)
+	}
+	return 0
+}
+
+// HostSummary counts the hosts of a Run by their politeness state, from
+// [SummarizeHosts]. Each host counts in one field, the first that fits in
+// the order of the fields.
+type HostSummary struct {
+	Retired    int // given up: HostStats.Retired is set
+	Active     int // with URLs being processed now
+	BackingOff int // failed on their last request (HostStats.Failures > 0): waiting longer
+	Waiting    int // waiting out their delay before the next request
+	Idle       int // none of those: free to be asked
+}
+
+// SummarizeHosts counts the hosts of hs by their state at now.
+func SummarizeHosts(hs []HostStats, now time.Time) HostSummary {
+	var s HostSummary
+	for _, h := range hs {
+		switch {
+		case h.Retired != "":
+			s.Retired++
+		case h.InFlight > 0:
+			s.Active++
+		case h.Failures > 0:
+			s.BackingOff++
+		case h.Next.After(now):
+			s.Waiting++
+		default:
+			s.Idle++
+		}
+	}
+	return s
 }
 
 // hostTable is the per-host pacing state and accounting of one Run, shared
@@ -42,15 +86,49 @@ func newHostTable(p politeness.Pacing) *hostTable {
 	return &hostTable{pacing: p, hosts: map[string]*hostEntry{}}
 }
 
-// retired returns the error, wrapping ErrHostRetired, that the pages of
-// a retired host get, or nil while the host is crawled.
-func (t *hostTable) retired(host string) error {
+// entry returns host's entry, made if it has none; t.mu is held.
+func (t *hostTable) entry(host string) *hostEntry {
+	h := t.hosts[host]
+	if h == nil {
+		h = new(hostEntry)
+		t.hosts[host] = h
+	}
+	return h
+}
+
+// begin counts a URL of host in flight, unless the host is retired: then
+// it returns the error, wrapping ErrHostRetired, that the host's pages
+// get. A nil error must be matched by a call of end.
+func (t *hostTable) begin(host string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if h := t.hosts[host]; h != nil {
+	h := t.entry(host)
+	if h.retired != nil {
 		return h.retired
 	}
+	h.stats.InFlight++
 	return nil
+}
+
+// end counts the end of a URL of host that begin counted.
+func (t *hostTable) end(host string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.hosts[host].stats.InFlight--
+}
+
+// retire gives up on host for the reason given, unless it is retired
+// already, and reports whether it did.
+func (t *hostTable) retire(host, reason string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.entry(host)
+	if h.retired != nil {
+		return false
+	}
+	h.pace.Retired, h.stats.Retired = reason, reason
+	h.retired = fmt.Errorf("%w: %s: %s", ErrHostRetired, host, reason)
+	return true
 }
 
 // record accounts one request to host (a page when robots is false) that
@@ -60,11 +138,7 @@ func (t *hostTable) retired(host string) error {
 func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time, o politeness.Outcome, cause error) (next time.Time, justRetired error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	h := t.hosts[host]
-	if h == nil {
-		h = new(hostEntry)
-		t.hosts[host] = h
-	}
+	h := t.entry(host)
 	s, p := &h.stats, &h.pace
 	if robots {
 		s.RobotsRequests++
@@ -72,11 +146,17 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 		s.Requests++
 	}
 	s.Bytes += bytes
+	s.FetchTime += o.Duration
 	if o.Failed() {
 		s.Errors++
+		if o.Err != nil {
+			s.LastError = o.Err.Error()
+		} else {
+			s.LastError = fmt.Sprintf("status %d", o.Status)
+		}
 	}
 	next = t.pacing.Next(p, now, o)
-	s.Delay, s.Failures, s.Retired = p.Delay, p.Failures, p.Retired
+	s.Delay, s.Failures, s.Retired, s.Next = p.Delay, p.Failures, p.Retired, next
 	if p.Retired != "" && h.retired == nil {
 		if cause == nil {
 			h.retired = fmt.Errorf("%w: %s: %s", ErrHostRetired, host, p.Retired)
@@ -88,12 +168,16 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	return next, nil
 }
 
-// snapshot returns the stats of every host contacted, sorted by host.
+// snapshot returns the stats of every host contacted, being contacted or
+// retired, sorted by host.
 func (t *hostTable) snapshot() []HostStats {
 	t.mu.Lock()
 	out := make([]HostStats, 0, len(t.hosts))
 	for name, h := range t.hosts {
 		s := h.stats
+		if s.Requests == 0 && s.RobotsRequests == 0 && s.InFlight == 0 && s.Retired == "" {
+			continue // met, never contacted
+		}
 		s.Host = name
 		out = append(out, s)
 	}

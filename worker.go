@@ -36,10 +36,11 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
 		return o
 	}
-	if err := r.hostTab.retired(e.Host); err != nil {
+	if err := r.hostTab.begin(e.Host); err != nil {
 		r.skipRetired(ctx, &o, err)
 		return o
 	}
+	defer r.hostTab.end(e.Host)
 	if r.traps.isBlocked(e.URL, e.Host) {
 		r.stats.addTrap(TrapDuplicates, 1)
 		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
@@ -87,6 +88,9 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	}
 	var retired error
 	o.next, retired = r.hostTab.record(e.Host, false, bodyBytes, end, pace, err)
+	if resp != nil {
+		r.stats.fetchTime.observe(pace.Duration)
+	}
 	if retired != nil {
 		r.stats.hostsRetired.Add(1)
 		r.log.Warn("host retired", "host", e.Host, "err", retired)

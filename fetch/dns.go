@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,6 +78,19 @@ type DNSCache struct {
 	mu      sync.Mutex
 	entries map[string]*dnsEntry // by lower-cased host name
 	calls   map[string]*dnsCall  // lookups in flight, by the same key
+
+	lookups, hits atomic.Int64
+}
+
+// DNSStats counts the work of a [DNSCache].
+type DNSStats struct {
+	Lookups   int64 // queries sent to the resolver
+	CacheHits int64 // names answered without a query of their own: from the cache, or by sharing one in flight
+}
+
+// Stats returns the cache's counts so far. It is safe to call at any time.
+func (c *DNSCache) Stats() DNSStats {
+	return DNSStats{Lookups: c.lookups.Load(), CacheHits: c.hits.Load()}
 }
 
 var defaultDNSDialer = &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
@@ -113,6 +127,7 @@ func (c *DNSCache) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, 
 		c.mu.Lock()
 		if e := c.entries[key]; e != nil && c.now().Before(e.expires) {
 			c.mu.Unlock()
+			c.hits.Add(1)
 			return slices.Clone(e.addrs), copyErr(e.err)
 		}
 		if call := c.calls[key]; call != nil {
@@ -122,6 +137,7 @@ func (c *DNSCache) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, 
 				if call.abandoned {
 					continue // its caller gave up: ask again, perhaps ourselves
 				}
+				c.hits.Add(1)
 				return slices.Clone(call.addrs), copyErr(call.err)
 			case <-ctx.Done():
 				return nil, ctxDNSError(ctx, host)
@@ -133,6 +149,7 @@ func (c *DNSCache) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, 
 		}
 		c.calls[key] = call
 		c.mu.Unlock()
+		c.lookups.Add(1)
 		c.lookup(ctx, key, host, call)
 		if call.abandoned {
 			return nil, call.err

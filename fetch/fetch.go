@@ -123,6 +123,7 @@ type HTTPFetcher struct {
 	once      sync.Once
 	client    *http.Client
 	transport http.RoundTripper // the Client's, which client wraps
+	dns       *DNSCache         // the cache of the transport made for a nil Client; nil otherwise
 	direct    *dialPolicy       // the dial policy of requests without a proxy
 	proxied   bool              // the transport may send requests through a proxy
 	initErr   error             // why the fetcher cannot fetch, as configured
@@ -148,7 +149,11 @@ type HTTPFetcher struct {
 // against its Addresses policy; the DialContext of NewTransport checks the
 // other requests against the zero [AddressPolicy].
 func NewTransport() *http.Transport {
-	dns := &DNSCache{}
+	return newTransport(&DNSCache{})
+}
+
+// newTransport is NewTransport dialling through dns.
+func newTransport(dns *DNSCache) *http.Transport {
 	return &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if ctx.Value(dialPolicyKey{}) == nil {
@@ -167,12 +172,24 @@ func NewTransport() *http.Transport {
 	}
 }
 
+// DNSStats returns the counts of the DNS cache of the transport the
+// fetcher made for a nil Client, or zero counts for a Client of yours.
+// It is safe to call at any time.
+func (f *HTTPFetcher) DNSStats() DNSStats {
+	f.once.Do(f.init)
+	if f.dns == nil {
+		return DNSStats{}
+	}
+	return f.dns.Stats()
+}
+
 func (f *HTTPFetcher) init() {
 	var c http.Client
 	if f.Client != nil {
 		c = *f.Client
 	} else {
-		c.Transport = NewTransport()
+		f.dns = &DNSCache{}
+		c.Transport = newTransport(f.dns)
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f.direct = &dialPolicy{policy: &f.Addresses}
