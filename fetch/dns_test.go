@@ -264,6 +264,10 @@ func TestDNSCacheTTL(t *testing.T) {
 	if n := c.Len(); n != 2 {
 		t.Errorf("Len = %d, want 2", n)
 	}
+	// a.test: 6 lookups, 2 queries; dual.test: 1 query.
+	if got, want := c.Stats(), (fetch.DNSStats{Lookups: 3, CacheHits: 4}); got != want {
+		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
 
 	// A cache whose TTL is set keeps answers that long.
 	c2 := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, TTL: time.Minute}
@@ -366,6 +370,9 @@ func TestDNSCacheConcurrentLookupsShareAQuery(t *testing.T) {
 	}
 	if q := s.queries("many.test"); q != 1 {
 		t.Errorf("%d concurrent lookups made %d queries, want 1", n, q)
+	}
+	if got, want := c.Stats(), (fetch.DNSStats{Lookups: 1, CacheHits: n - 1}); got != want {
+		t.Errorf("Stats = %+v, want %+v: the callers that shared the query count as hits", got, want)
 	}
 }
 
