@@ -153,10 +153,16 @@ type Crawler struct {
 
 	running   atomic.Bool
 	control   control
-	stats     atomic.Pointer[counters]
+	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
 	hostStats atomic.Pointer[hostTable]
-	before    atomic.Pointer[Stats] // the totals of the crawl before the current or last Run; nil: none
 	made      made                  // what Runs made for nil fields, kept for the next Run
+}
+
+// runStats are the counters of a Run and the totals of the crawl before
+// it, swapped together so that TotalStats never counts a Run twice.
+type runStats struct {
+	before *Stats // nil: none
+	run    *counters
 }
 
 // made is what Run made for the Crawler's nil fields. Only Run touches it,
@@ -188,7 +194,7 @@ func (m *made) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, 
 // goroutine.
 func (c *Crawler) Stats() Stats {
 	if s := c.stats.Load(); s != nil {
-		return s.snapshot()
+		return s.run.snapshot()
 	}
 	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}, Traps: map[string]int64{}}
 }
@@ -222,7 +228,7 @@ func (c *Crawler) TotalStats() Stats {
 		}
 		return c.Stats()
 	}
-	return c.before.Load().plus(last.snapshot())
+	return last.before.plus(last.run.snapshot())
 }
 
 // Run crawls from the seeds until the frontier is exhausted, a budget
@@ -279,8 +285,8 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 		c.made.seedHosts = map[string]bool{}
 	}
 	if last := c.stats.Load(); last != nil { // the last Run is now before this one
-		t := c.before.Load().plus(last.snapshot())
-		c.before.Store(&t)
+		t := last.before.plus(last.run.snapshot())
+		r.before = &t
 	}
 	if k, ok := r.frontier.(frontier.Keeper); ok {
 		if err := r.restore(k); err != nil {
@@ -295,7 +301,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 	r.scope = newScopeCheck(c.Scope, c.made.seedHosts)
 
-	c.stats.Store(r.stats)
+	c.stats.Store(&runStats{before: r.before, run: r.stats})
 	c.hostStats.Store(r.hostTab)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
@@ -360,6 +366,7 @@ type run struct {
 	nearDups *nearDuplicates // nil without Crawler.NearDuplicates
 	log      *slog.Logger
 	stats    *counters
+	before   *Stats // the totals of the crawl before this Run; nil: none
 	hostTab  *hostTable
 
 	userAgent, agentToken string
@@ -784,7 +791,7 @@ func (c *Crawler) RetireHost(host, reason string) (bool, error) {
 		return false, nil
 	}
 	if s := c.stats.Load(); s != nil {
-		s.hostsRetired.Add(1)
+		s.run.hostsRetired.Add(1)
 	}
 	return true, nil
 }

@@ -32,7 +32,7 @@ func (r *run) restore(k frontier.Keeper) error {
 			return err
 		}
 		if found && name == keptStats {
-			c.before.Store(&before)
+			r.before = &before
 		}
 	}
 	for _, h := range hosts {

@@ -78,7 +78,7 @@ func ErrorKind(err error) string {
 
 // Stats is a snapshot of a crawl's counters, from [Crawler.Stats].
 type Stats struct {
-	Requests         int64            // page requests sent (robots.txt not included); MaxPages bounds this
+	Requests         int64            // page requests sent, counted as each ends (robots.txt not included); MaxPages bounds this
 	Fetched          int64            // responses received, any status
 	Bytes            int64            // body bytes received
 	Status           map[int]int64    // responses by status code

@@ -57,7 +57,6 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	}
 
 	o.requested = true
-	r.stats.requests.Add(1)
 	start := time.Now()
 	req := &fetch.Request{URL: e.URL, UserAgent: r.userAgent}
 	if j.last != nil {
@@ -67,15 +66,16 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	if err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
-		r.stats.requests.Add(-1)
 		return o
 	}
 	if errors.Is(err, fetch.ErrBlockedAddress) {
 		o.requested = false
-		r.stats.requests.Add(-1)
 		r.refuse(ctx, &o, err)
 		return o
 	}
+	// Counted once sent, never taken back, so that the counter only grows
+	// (Prometheus reads a fall as a restart).
+	r.stats.requests.Add(1)
 	if o.revisit {
 		r.stats.revisits.Add(1)
 	}
