@@ -85,15 +85,21 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// startProgress shows a progress line on con every interval (0: the
-// default; negative: never) if stderr, the console's destination, is a
-// terminal. It returns a function that stops it and erases the line.
+// startProgress reports the crawl's progress on con every interval (0:
+// the default; negative: never): on a terminal (stderr, the console's
+// destination) as a line rewritten in place, otherwise as a plain log
+// line, at defaultLogProgress by default. It returns a function that
+// stops it and erases the line.
 func startProgress(c *crawler.Crawler, con *console, stderr io.Writer, interval time.Duration) func() {
-	if interval < 0 || !isTerminal(stderr) {
+	terminal := isTerminal(stderr)
+	if interval < 0 {
 		return func() {}
 	}
 	if interval == 0 {
 		interval = defaultProgress
+		if !terminal {
+			interval = defaultLogProgress
+		}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -105,7 +111,12 @@ func startProgress(c *crawler.Crawler, con *console, stderr io.Writer, interval 
 			case <-done:
 				return
 			case <-t.C:
-				con.showProgress(progressLine(c.Stats()))
+				line := progressLine(c.Stats(), c.MaxPages)
+				if terminal {
+					con.showProgress(line)
+				} else {
+					fmt.Fprintf(con, "crawl: %s\n", line)
+				}
 			}
 		}
 	})
@@ -118,13 +129,22 @@ func startProgress(c *crawler.Crawler, con *console, stderr io.Writer, interval 
 	}
 }
 
-// progressLine is the progress line for s.
-func progressLine(s crawler.Stats) string {
+// progressLine is the progress line for s, with the time left to a page
+// budget of maxPages (0 or negative: none) at the rate so far.
+func progressLine(s crawler.Stats, maxPages int64) string {
 	var errs int64
 	for _, n := range s.Errors {
 		errs += n
 	}
-	return fmt.Sprintf("pages %d  %.0f/s  frontier %d  hosts %d  errors %d", s.Fetched, s.PagesPerSec, s.Frontier, s.Hosts, errs)
+	line := fmt.Sprintf("pages %d  %.0f/s  frontier %d  hosts %d  errors %d", s.Fetched, s.PagesPerSec, s.Frontier, s.Hosts, errs)
+	if maxPages > 0 {
+		line += fmt.Sprintf("  %d%% of %d", min(100, s.Requests*100/maxPages), maxPages)
+		if rate := float64(s.Requests) / s.Elapsed.Seconds(); rate > 0 && s.Requests < maxPages {
+			left := time.Duration(float64(maxPages-s.Requests) / rate * float64(time.Second))
+			line += "  ETA " + left.Round(time.Second).String()
+		}
+	}
+	return line
 }
 
 // maxURLBytes is the most bytes of a URL that a message quotes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"crawler"
@@ -13,6 +14,7 @@ import (
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/simhash"
+	"crawler/status"
 )
 
 // Defaults of the flags that are the CLI's own (not a field's).
@@ -22,6 +24,9 @@ const (
 	defaultSeenSize = 10_000_000
 	// defaultProgress is the interval of the progress line at -progress 0.
 	defaultProgress = time.Second
+	// defaultLogProgress is the interval of the progress log lines at
+	// -progress 0 when stderr is not a terminal.
+	defaultLogProgress = 10 * time.Second
 )
 
 // options are the command's flags.
@@ -60,6 +65,8 @@ type options struct {
 	warc               string
 	warcMaxSize        int64
 	graph              string
+	http, httpToken    string
+	report             string
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -86,8 +93,11 @@ Where output goes:
           hosts with -host-stats - (one JSON line each), then the summary
           as one JSON object with -json.
   stderr  everything for people: warnings (one line each; -v adds a debug
-          line per page), the progress line (only on a terminal), the
-          summary as text (unless -json), hints and errors.
+          line per page), progress (a line rewritten in place on a
+          terminal, else a log line every 10s), the summary as text
+          (unless -json), hints and errors. -http serves a live status
+          page, /status.json and Prometheus /metrics; -report writes an
+          HTML report at the end.
   Examples:
     crawl -out - https://example.com/ | jq -r 'select(.status == 200) | .url'
     crawl -json -max-pages 100 https://example.com/ | jq .fetched
@@ -165,7 +175,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
 	fs.BoolVar(&o.verbose, "v", false, "log a debug line per page on stderr, besides the warnings")
 	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
-	fs.DurationVar(&o.progress, "progress", 0, fmt.Sprintf("progress line interval on stderr, shown only on a terminal (0: %v; negative: off)", defaultProgress))
+	fs.DurationVar(&o.progress, "progress", 0, fmt.Sprintf("progress interval on stderr: a line rewritten in place on a terminal (0: %v), else a log line (0: %v); with -max-pages it gives the share done and the time left (negative: off)", defaultProgress, defaultLogProgress))
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
 	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first), aopic (most important first, by on-line PageRank estimate) or priority (most backlinks found so far plus URL score, I(P) = backlinks + 1/(1+path depth)); -out records each page's importance")
@@ -180,6 +190,9 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.warc, "warc", "", "archive every request and response (robots.txt and sitemaps too) as WARC 1.1 files in this directory (made if needed), as the bytes crossed the connection; a resumed crawl adds files")
 	fs.Int64Var(&o.warcMaxSize, "warc-max-size", 0, "with -warc: start a new file once one reaches this many bytes (0: 1 GiB; negative: never)")
 	fs.StringVar(&o.graph, "graph", "", "write the link graph (each HTML page fetched, its links and each redirect; URLs written once) to this file, for cmd/rank's PageRank and HITS; like -out, each run writes it anew")
+	fs.StringVar(&o.http, "http", "", "serve the live status page (plots, host tables, pause/resume/stop/retire controls), /status.json and Prometheus /metrics at this address: PORT or :PORT listen on loopback; another host needs -http-token")
+	fs.StringVar(&o.httpToken, "http-token", os.Getenv("CRAWL_HTTP_TOKEN"), "with -http: a secret every request must carry (Authorization: Bearer TOKEN, or ?token=TOKEN in the page's URL); required off loopback (default: $CRAWL_HTTP_TOKEN, which keeps it out of the process list)")
+	fs.StringVar(&o.report, "report", "", "write a self-contained HTML report of the crawl (plots over the whole run, host tables, last errors) to this file at the end; the file is created before the crawl starts")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -216,6 +229,12 @@ func (o *options) validate() error {
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
 	check(o.cluster == "" || o.state != "" && o.node != "", "-cluster needs -state DIR and -node NAME: a node restarts from its own state")
 	check(o.cluster == "" || o.frontier == "fifo", "-cluster: -frontier %s is not shared between nodes; use fifo", o.frontier)
+	if o.http != "" {
+		if _, err := status.CheckAddr(o.http, o.httpToken); err != nil {
+			errs = append(errs, fmt.Errorf("-http %s: %w", o.http, err))
+		}
+	}
+	check(o.report != "-", "-report writes an HTML file: give its path, not -")
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}

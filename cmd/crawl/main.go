@@ -9,8 +9,11 @@
 // links, nofollow_links, fetch_ms, redirect, revisit, unchanged,
 // near_duplicate_of, error), then the hosts with -host-stats -, then the
 // summary with -json. stderr carries what is for people: warnings (-v
-// adds a debug line per page), a progress line if stderr is a terminal,
-// the summary as text (unless -json), hints and errors.
+// adds a debug line per page), progress (a line rewritten in place on a
+// terminal, a log line every 10 s otherwise), the summary as text (unless
+// -json), hints and errors. -http ADDR serves a live status page with
+// controls, /status.json and Prometheus /metrics from the crawl's process;
+// -report FILE.html writes the page as a static report at the end.
 //
 // Exit status: 0 when the crawl ended; 1 when it failed (every seed
 // refused, output that could not be written, which also stops the crawl);
@@ -168,6 +171,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cr.graph = linkGraph
 		cr.c.Handler = crawler.Chain(cr.c.Handler, linkGraph)
 	}
+	ctx, stopCrawl := context.WithCancelCause(ctx)
+	defer stopCrawl(nil)
+	if cr.ops, err = startOperations(ctx, o, cr, func() { stopCrawl(errStopControl) }); err != nil {
+		return err
+	}
+	defer cr.ops.Close()
 	var st *store.Store
 	if o.state != "" {
 		if st, err = openState(o, seeds, beforeCommit); err != nil {
@@ -293,6 +302,7 @@ type crawl struct {
 	pages   *jsonLines  // the -out Handler; nil without -out
 	archive *archive    // the -warc recorder; nil without -warc
 	graph   *graphPages // the -graph Handler; nil without -graph
+	ops     *operations // -http and -report; nil without them
 }
 
 // newCrawl sets up the crawl o asks for, writing to outs, stdout and
@@ -419,6 +429,6 @@ func (cr *crawl) finish(runErr error) error {
 		}
 		writeTextSummary(cr.con, st, cause)
 	}
-	errs = append(errs, cr.outs.Close(), cr.graph.Close(), cr.archive.Close())
+	errs = append(errs, cr.ops.finish(cr.outs.report), cr.outs.Close(), cr.graph.Close(), cr.archive.Close())
 	return errors.Join(errs...)
 }

@@ -47,10 +47,10 @@ func (o *output) Close() error {
 	return nil
 }
 
-// outputs are the -out and -host-stats outputs of a crawl, nil when not
-// asked for.
+// outputs are the -out, -host-stats and -report outputs of a crawl, nil
+// when not asked for.
 type outputs struct {
-	pages, hosts *output
+	pages, hosts, report *output
 }
 
 // openOutputs opens the outputs o asks for; on an error, none stays open.
@@ -68,12 +68,18 @@ func openOutputs(o *options, stdout io.Writer) (*outputs, error) {
 			return nil, err
 		}
 	}
+	if o.report != "" {
+		if outs.report, err = openOutput("report", o.report, stdout); err != nil {
+			outs.Close()
+			return nil, err
+		}
+	}
 	return &outs, nil
 }
 
 // Close closes the outputs and returns their errors.
 func (outs *outputs) Close() error {
-	return errors.Join(outs.pages.Close(), outs.hosts.Close())
+	return errors.Join(outs.pages.Close(), outs.hosts.Close(), outs.report.Close())
 }
 
 // record is one line of -out.
