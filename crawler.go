@@ -152,6 +152,7 @@ type Crawler struct {
 	IgnoreNoFollow bool
 
 	running   atomic.Bool
+	active    atomic.Pointer[run] // the Run running; nil between Runs
 	control   control
 	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
 	hostStats atomic.Pointer[hostTable]
@@ -303,6 +304,8 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 
 	c.stats.Store(&runStats{before: r.before, run: r.stats})
 	c.hostStats.Store(r.hostTab)
+	c.active.Store(r)
+	defer c.active.Store(nil)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
 		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
