@@ -11,6 +11,7 @@ import (
 
 	"crawler"
 	"crawler/canon"
+	"crawler/extract"
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/simhash"
@@ -67,6 +68,7 @@ type options struct {
 	graph              string
 	http, httpToken    string
 	report             string
+	extract            extract.Rules
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -193,6 +195,13 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.http, "http", "", "serve the live status page (plots, host tables, pause/resume/stop/retire controls), /status.json and Prometheus /metrics at this address: PORT or :PORT listen on loopback; another host needs -http-token")
 	fs.StringVar(&o.httpToken, "http-token", os.Getenv("CRAWL_HTTP_TOKEN"), "with -http: a secret every request must carry (Authorization: Bearer TOKEN, or ?token=TOKEN in the page's URL); required off loopback (default: $CRAWL_HTTP_TOKEN, which keeps it out of the process list)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML report of the crawl (plots over the whole run, host tables, last errors) to this file at the end; the file is created before the crawl starts")
+	fs.Func("extract", "with -out: NAME=SELECTOR adds to the record of each 2xx HTML page \"extract\": {\"NAME\": [the text of each element the CSS selector matches]}; repeatable", func(s string) error {
+		r, err := extract.ParseRule(s)
+		if err == nil {
+			o.extract = append(o.extract, r)
+		}
+		return err
+	})
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -233,6 +242,12 @@ func (o *options) validate() error {
 		if _, err := status.CheckAddr(o.http, o.httpToken); err != nil {
 			errs = append(errs, fmt.Errorf("-http %s: %w", o.http, err))
 		}
+	}
+	check(len(o.extract) == 0 || o.out != "", "-extract adds to the -out records: give -out FILE (or -)")
+	names := map[string]bool{}
+	for _, r := range o.extract {
+		check(!names[r.Name], "-extract %s: the name %s is taken by another -extract", r, r.Name)
+		names[r.Name] = true
 	}
 	check(o.report != "-", "-report writes an HTML file: give its path, not -")
 	if i := controlChar(o.userAgent); i >= 0 {

@@ -312,7 +312,7 @@ func newCrawl(o *options, outs *outputs, stdout, stderr io.Writer, fail func(err
 	cr.c = newCrawler(o, cr.con)
 	handlers := []crawler.Handler{&seedHint{w: cr.con}}
 	if outs.pages != nil {
-		cr.pages = newJSONLines(outs.pages, fail)
+		cr.pages = newJSONLines(outs.pages, fail, o.extract)
 		handlers = append(handlers, cr.pages)
 	}
 	cr.c.Handler = crawler.Chain(handlers...)

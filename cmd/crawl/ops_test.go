@@ -198,3 +198,58 @@ func TestProgressLogLines(t *testing.T) {
 		t.Error("a progress line rewritten in place on a stderr that is not a terminal")
 	}
 }
+
+// -extract adds each rule's texts to the -out record of every 2xx HTML
+// page, and its mistakes are usage errors.
+func TestExtractFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pages.jsonl")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"-demo", "-max-pages", "100", "-out", out,
+		"-extract", "heading=h1#top", "-extract", "nav=a.nav", "-extract", "none=table td"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := 0
+	for line := range strings.Lines(string(data)) {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		isHTML := r.Status == 200 && strings.HasPrefix(r.ContentType, "text/html")
+		if !isHTML {
+			if r.Extract != nil {
+				t.Errorf("%s (%d %s) has extract %v", r.URL, r.Status, r.ContentType, r.Extract)
+			}
+			continue
+		}
+		html++
+		// The demo's pages are headed by their title.
+		if h := r.Extract["heading"]; len(h) != 1 || h[0] != r.Title {
+			t.Errorf("%s: heading %q, title %q", r.URL, h, r.Title)
+		}
+		if none, ok := r.Extract["none"]; !ok || len(none) != 0 {
+			t.Errorf("%s: a rule matching nothing gave %q (present %v), want []", r.URL, none, ok)
+		}
+		if len(r.Extract["nav"]) > r.Links {
+			t.Errorf("%s: %d nav links extracted of %d links", r.URL, len(r.Extract["nav"]), r.Links)
+		}
+	}
+	if html < 50 {
+		t.Errorf("only %d HTML pages", html)
+	}
+	for _, args := range [][]string{
+		{"-demo", "-out", "-", "-extract", "x"},
+		{"-demo", "-out", "-", "-extract", "x=a[["},
+		{"-demo", "-out", "-", "-extract", "x=a", "-extract", "x=b"},
+		{"-demo", "-extract", "x=a"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, &stdout, &stderr); !errors.As(err, new(usageError)) {
+			t.Errorf("run(%q) = %v, want a usage error", args, err)
+		}
+	}
+}

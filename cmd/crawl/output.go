@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"crawler"
+	"crawler/extract"
 )
 
 // output is where one flag's output goes: a file created before the
@@ -97,8 +98,9 @@ type record struct {
 	Redirect    string  `json:"redirect,omitempty"`
 	Revisit     bool    `json:"revisit,omitempty"`
 	Unchanged   bool    `json:"unchanged,omitempty"`
-	NearDupOf   string  `json:"near_duplicate_of,omitempty"`
-	Error       string  `json:"error,omitempty"`
+	NearDupOf   string              `json:"near_duplicate_of,omitempty"`
+	Extract     map[string][]string `json:"extract,omitempty"` // -extract: each rule's texts, on 2xx HTML pages
+	Error       string              `json:"error,omitempty"`
 }
 
 // jsonLines is a Handler writing one record per page to an output; safe
@@ -107,19 +109,21 @@ type record struct {
 // crawl; the pages handled after it are dropped without a word (the crawl
 // is stopping, and the error is reported at its end).
 type jsonLines struct {
-	mu   sync.Mutex
-	out  *output
-	w    *bufio.Writer
-	enc  *json.Encoder
-	err  error
-	fail func(error)
+	mu    sync.Mutex
+	out   *output
+	w     *bufio.Writer
+	enc   *json.Encoder
+	err   error
+	fail  func(error)
+	rules extract.Rules // -extract; nil: none
 }
 
 // newJSONLines returns a jsonLines writing to out, which calls fail with
-// its first write error.
-func newJSONLines(out *output, fail func(error)) *jsonLines {
+// its first write error, and adds what rules extract (if any) to the
+// records of 2xx HTML pages.
+func newJSONLines(out *output, fail func(error), rules extract.Rules) *jsonLines {
 	bw := bufio.NewWriter(out.w)
-	return &jsonLines{out: out, w: bw, enc: json.NewEncoder(bw), fail: fail}
+	return &jsonLines{out: out, w: bw, enc: json.NewEncoder(bw), fail: fail, rules: rules}
 }
 
 // Handle writes p's record.
@@ -132,6 +136,11 @@ func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 	}
 	if p.Err != nil {
 		r.Error = p.Err.Error()
+	}
+	if len(j.rules) > 0 && p.Status/100 == 2 {
+		if d, err := extract.Parse(p); err == nil { // an error: not HTML
+			r.Extract = j.rules.Extract(d) // parsed once for every rule
+		}
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
