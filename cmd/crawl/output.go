@@ -85,19 +85,19 @@ func (outs *outputs) Close() error {
 
 // record is one line of -out.
 type record struct {
-	URL         string  `json:"url"`
-	Status      int     `json:"status"`
-	Depth       int     `json:"depth"`
-	Importance  float64 `json:"importance,omitempty"`
-	ContentType string  `json:"content_type,omitempty"`
-	Bytes       int     `json:"bytes"`
-	Title       string  `json:"title,omitempty"`
-	Links       int     `json:"links"`
-	NoFollow    int     `json:"nofollow_links,omitempty"`
-	FetchMS     float64 `json:"fetch_ms"`
-	Redirect    string  `json:"redirect,omitempty"`
-	Revisit     bool    `json:"revisit,omitempty"`
-	Unchanged   bool    `json:"unchanged,omitempty"`
+	URL         string              `json:"url"`
+	Status      int                 `json:"status"`
+	Depth       int                 `json:"depth"`
+	Importance  float64             `json:"importance,omitempty"`
+	ContentType string              `json:"content_type,omitempty"`
+	Bytes       int                 `json:"bytes"`
+	Title       string              `json:"title,omitempty"`
+	Links       int                 `json:"links"`
+	NoFollow    int                 `json:"nofollow_links,omitempty"`
+	FetchMS     float64             `json:"fetch_ms"`
+	Redirect    string              `json:"redirect,omitempty"`
+	Revisit     bool                `json:"revisit,omitempty"`
+	Unchanged   bool                `json:"unchanged,omitempty"`
 	NearDupOf   string              `json:"near_duplicate_of,omitempty"`
 	Extract     map[string][]string `json:"extract,omitempty"` // -extract: each rule's texts, on 2xx HTML pages
 	Error       string              `json:"error,omitempty"`
