@@ -156,7 +156,7 @@ type Crawler struct {
 	control   control
 	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
 	hostStats atomic.Pointer[hostTable]
-	made      made                  // what Runs made for nil fields, kept for the next Run
+	made      made // what Runs made for nil fields, kept for the next Run
 }
 
 // runStats are the counters of a Run and the totals of the crawl before
