@@ -69,6 +69,9 @@ type options struct {
 	http, httpToken    string
 	report             string
 	extract            extract.Rules
+	render             bool
+	renderHosts        string
+	renderTabs         int
 }
 
 // usageError is a mistake in the command line: a flag, its value or a
@@ -202,6 +205,9 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 		}
 		return err
 	})
+	fs.BoolVar(&o.render, "render", false, "load every HTML page in headless Chromium and take its links and -extract texts from the rendered document; every request the browser makes goes through the crawl's own rules (addresses and -allow, robots.txt, -delay per host) or fails in the page, never leaving the machine otherwise")
+	fs.StringVar(&o.renderHosts, "render-hosts", "", "render only the HTML pages of these hosts (host[:port], comma-separated), as -render does")
+	fs.IntVar(&o.renderTabs, "render-tabs", 0, "with -render or -render-hosts: pages rendered at once, each in a tab of one browser (0: 4; negative: an error)")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -249,6 +255,7 @@ func (o *options) validate() error {
 		check(!names[r.Name], "-extract %s: the name %s is taken by another -extract", r, r.Name)
 		names[r.Name] = true
 	}
+	check(o.renderTabs >= 0, "-render-tabs %d: want 0 (the default, 4) or more", o.renderTabs)
 	check(o.report != "-", "-report writes an HTML file: give its path, not -")
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))

@@ -163,6 +163,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer closeFetcher()
 	cr.c.Fetcher = fetcher
 	seeds = append(seeds, demoSeeds...)
+	renderer, err := newRenderer(o, fetcher, cr.c)
+	if err != nil {
+		return err
+	}
+	if renderer != nil {
+		cr.c.Fetcher = renderer
+		defer renderer.Close()
+	}
 	var beforeCommit func() error
 	if archive != nil {
 		cr.archive, fetcher.Recorder, beforeCommit = archive, archive, archive.Sync
