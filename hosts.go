@@ -51,20 +51,36 @@ type HostSummary struct {
 func SummarizeHosts(hs []HostStats, now time.Time) HostSummary {
 	var s HostSummary
 	for _, h := range hs {
-		switch {
-		case h.Retired != "":
-			s.Retired++
-		case h.InFlight > 0:
-			s.Active++
-		case h.Failures > 0:
-			s.BackingOff++
-		case h.Next.After(now):
-			s.Waiting++
-		default:
-			s.Idle++
-		}
+		s.count(&h, now)
 	}
 	return s
+}
+
+// count counts h in its state at now.
+func (s *HostSummary) count(h *HostStats, now time.Time) {
+	switch {
+	case h.Retired != "":
+		s.Retired++
+	case h.InFlight > 0:
+		s.Active++
+	case h.Failures > 0:
+		s.BackingOff++
+	case h.Next.After(now):
+		s.Waiting++
+	default:
+		s.Idle++
+	}
+}
+
+// HostSummary counts the hosts of the current Run, or the last one, by
+// their state at now, as SummarizeHosts(c.HostStats(), now) does, without
+// copying or sorting them: it costs O(hosts) with the host table held,
+// a few nanoseconds a host. Safe to call at any time, from any goroutine.
+func (c *Crawler) HostSummary(now time.Time) HostSummary {
+	if t := c.hostStats.Load(); t != nil {
+		return t.summary(now)
+	}
+	return HostSummary{}
 }
 
 // hostTable is the per-host pacing state and accounting of one Run, shared
@@ -168,16 +184,36 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	return next, nil
 }
 
+// summary counts the hosts that snapshot returns by their state at now.
+func (t *hostTable) summary(now time.Time) HostSummary {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var s HostSummary
+	for _, h := range t.hosts {
+		if h.contacted() {
+			s.count(&h.stats, now)
+		}
+	}
+	return s
+}
+
+// contacted reports whether the host was contacted, is being contacted or
+// is retired, rather than only met.
+func (h *hostEntry) contacted() bool {
+	s := &h.stats
+	return s.Requests > 0 || s.RobotsRequests > 0 || s.InFlight > 0 || s.Retired != ""
+}
+
 // snapshot returns the stats of every host contacted, being contacted or
 // retired, sorted by host.
 func (t *hostTable) snapshot() []HostStats {
 	t.mu.Lock()
 	out := make([]HostStats, 0, len(t.hosts))
 	for name, h := range t.hosts {
-		s := h.stats
-		if s.Requests == 0 && s.RobotsRequests == 0 && s.InFlight == 0 && s.Retired == "" {
-			continue // met, never contacted
+		if !h.contacted() {
+			continue // met only
 		}
+		s := h.stats
 		s.Host = name
 		out = append(out, s)
 	}

@@ -150,6 +150,10 @@ func TestRetireHost(t *testing.T) {
 			t.Errorf("%s: Retired %q", h.Host, h.Retired)
 		}
 	}
+	now := time.Now()
+	if got, want := c.HostSummary(now), crawler.SummarizeHosts(c.HostStats(), now); got != want || got.Retired != 1 {
+		t.Errorf("HostSummary = %+v, SummarizeHosts of HostStats = %+v", got, want)
+	}
 }
 
 func TestOperatorFigures(t *testing.T) {

@@ -283,7 +283,7 @@ func (m *Monitor) Run(ctx context.Context) {
 // merged, O(MaxSamples).
 func (m *Monitor) Sample() {
 	now := time.Now()
-	s := sampleOf(m.c.TotalStats(), crawler.SummarizeHosts(m.c.HostStats(), now), now.Sub(m.started).Seconds())
+	s := sampleOf(m.c.TotalStats(), m.c.HostSummary(now), now.Sub(m.started).Seconds())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.add(s)
@@ -295,7 +295,7 @@ func (m *Monitor) Sample() {
 // than spiking over a few milliseconds.
 func (m *Monitor) Finish() {
 	now := time.Now()
-	s := sampleOf(m.c.TotalStats(), crawler.SummarizeHosts(m.c.HostStats(), now), now.Sub(m.started).Seconds())
+	s := sampleOf(m.c.TotalStats(), m.c.HostSummary(now), now.Sub(m.started).Seconds())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.finished = true
