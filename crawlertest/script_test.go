@@ -27,6 +27,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/render"
 )
 
 // scriptGet fetches path from s, failing the test on a transport error,
@@ -623,29 +624,19 @@ func scriptRender(t *testing.T, browser, hole, u string) []byte {
 	return out
 }
 
-// scriptBrowser returns the browser to run: $CRAWLER_BROWSER, or the
-// first of chromium, chromium-browser, google-chrome and
-// google-chrome-stable on $PATH. Without one it skips the test, or fails
-// it under CI (CRAWLER_CI set).
+// scriptBrowser returns the browser to run, as render.FindBrowser finds
+// it. Without one it skips the test, or fails it under CI (CRAWLER_CI
+// set).
 func scriptBrowser(t *testing.T) string {
 	t.Helper()
-	if name := os.Getenv("CRAWLER_BROWSER"); name != "" {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			t.Fatalf("CRAWLER_BROWSER: %v", err)
+	path, err := render.FindBrowser()
+	if err != nil {
+		if os.Getenv("CRAWLER_CI") != "" {
+			t.Fatalf("%v; CI must install chromium", err)
 		}
-		return path
+		t.Skipf("%v: install chromium, or set CRAWLER_BROWSER", err)
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CRAWLER_CI") != "" {
-		t.Fatal("no browser found; CI must install chromium")
-	}
-	t.Skip("no browser found: install chromium, or set CRAWLER_BROWSER")
-	return ""
+	return path
 }
 
 // ExampleNewScriptSite serves the site and shows what a crawl without

@@ -20,7 +20,6 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +36,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/render"
 	"crawler/status"
 )
 
@@ -577,28 +577,19 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// findBrowser returns the browser to drive: $CRAWLER_BROWSER, or the first
-// of chromium, chromium-browser, google-chrome and google-chrome-stable on
-// $PATH. Without one it skips the test, or fails it under CI.
+// findBrowser returns the browser to drive, as render.FindBrowser finds
+// it. Without one it skips the test, or fails it under CI (CRAWLER_CI
+// set).
 func findBrowser(t *testing.T) string {
 	t.Helper()
-	if name := os.Getenv("CRAWLER_BROWSER"); name != "" {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			t.Fatalf("CRAWLER_BROWSER: %v", err)
+	path, err := render.FindBrowser()
+	if err != nil {
+		if os.Getenv("CRAWLER_CI") != "" {
+			t.Fatalf("%v; CI must install chromium", err)
 		}
-		return path
+		t.Skipf("%v: install chromium, or set CRAWLER_BROWSER", err)
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CRAWLER_CI") != "" {
-		t.Fatal("no browser found; CI must install chromium")
-	}
-	t.Skip("no browser found: install chromium, or set CRAWLER_BROWSER")
-	return ""
+	return path
 }
 
 // tab is a tab of a headless browser of its own, with a viewport 1280
