@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
@@ -630,5 +631,35 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 	}
 	if q := s.queries("a.test"); q != 1 {
 		t.Errorf("4 fetches over new connections made %d DNS queries, want 1", q)
+	}
+}
+
+// An HTTPFetcher reports the counts of its DNS cache: that of the
+// transport it made for a nil Client, or DNS, through which a transport of
+// NewTransportWith dials.
+func TestHTTPFetcherDNSStats(t *testing.T) {
+	s := newDNSServer(t, testNames())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	loopback := fetch.AddressPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+
+	dns := &fetch.DNSCache{Resolver: s.resolver()}
+	tr := fetch.NewTransportWith(dns)
+	tr.DisableKeepAlives = true // a dial, and so a lookup, per request
+	f := &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: loopback}
+	for range 3 {
+		if _, err := f.Fetch(context.Background(), &fetch.Request{URL: "http://a.test:" + port + "/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := f.DNSStats(), (fetch.DNSStats{Lookups: 1, CacheHits: 2}); got != want {
+		t.Errorf("DNSStats = %+v, want %+v", got, want)
+	}
+	if got := (&fetch.HTTPFetcher{Client: &http.Client{}}).DNSStats(); got != (fetch.DNSStats{}) {
+		t.Errorf("a Client of its own without DNS: %+v, want zero counts", got)
+	}
+	if got := (&fetch.HTTPFetcher{}).DNSStats(); got != (fetch.DNSStats{}) {
+		t.Errorf("a nil Client before any fetch: %+v, want zero counts", got)
 	}
 }

@@ -119,11 +119,16 @@ type HTTPFetcher struct {
 	// and records above TLS. An https request through a proxy cannot be
 	// recorded and fails with [ErrUnrecordable].
 	Recorder Recorder
+	// DNS, if not nil, is the DNS cache that the Client's transport dials
+	// through (see NewTransportWith), whose counts DNSStats reports; with
+	// a nil Client, the transport made dials through it. Nil: with a nil
+	// Client, a cache of the fetcher's own.
+	DNS *DNSCache
 
 	once      sync.Once
 	client    *http.Client
 	transport http.RoundTripper // the Client's, which client wraps
-	dns       *DNSCache         // the cache of the transport made for a nil Client; nil otherwise
+	dns       *DNSCache         // DNS, or the cache of the transport made for a nil Client; nil without either
 	direct    *dialPolicy       // the dial policy of requests without a proxy
 	proxied   bool              // the transport may send requests through a proxy
 	initErr   error             // why the fetcher cannot fetch, as configured
@@ -149,11 +154,13 @@ type HTTPFetcher struct {
 // against its Addresses policy; the DialContext of NewTransport checks the
 // other requests against the zero [AddressPolicy].
 func NewTransport() *http.Transport {
-	return newTransport(&DNSCache{})
+	return NewTransportWith(&DNSCache{})
 }
 
-// newTransport is NewTransport dialling through dns.
-func newTransport(dns *DNSCache) *http.Transport {
+// NewTransportWith returns the transport of NewTransport dialling through
+// dns, with its settings, and counted in its Stats: set the fetcher's DNS
+// to dns for HTTPFetcher.DNSStats to report them.
+func NewTransportWith(dns *DNSCache) *http.Transport {
 	return &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if ctx.Value(dialPolicyKey{}) == nil {
@@ -172,9 +179,9 @@ func newTransport(dns *DNSCache) *http.Transport {
 	}
 }
 
-// DNSStats returns the counts of the DNS cache of the transport the
-// fetcher made for a nil Client, or zero counts for a Client of yours.
-// It is safe to call at any time.
+// DNSStats returns the counts of the fetcher's DNS cache: DNS, or the
+// cache of the transport it made for a nil Client; zero counts when it
+// has neither. It is safe to call at any time.
 func (f *HTTPFetcher) DNSStats() DNSStats {
 	f.once.Do(f.init)
 	if f.dns == nil {
@@ -188,8 +195,11 @@ func (f *HTTPFetcher) init() {
 	if f.Client != nil {
 		c = *f.Client
 	} else {
-		f.dns = &DNSCache{}
-		c.Transport = newTransport(f.dns)
+		f.dns = cmp.Or(f.DNS, &DNSCache{})
+		c.Transport = NewTransportWith(f.dns)
+	}
+	if f.DNS != nil {
+		f.dns = f.DNS
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f.direct = &dialPolicy{policy: &f.Addresses}

@@ -378,13 +378,14 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 // demo web, says so on con, and returns its seeds. closeFetcher closes
 // the idle connections and the demo web.
 func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []string, closeFetcher func()) {
-	tr := fetch.NewTransport()
+	dns := &fetch.DNSCache{}
+	tr := fetch.NewTransportWith(dns)
 	tr.Proxy = http.ProxyFromEnvironment
 	// Through a proxy, every worker keeps a connection to it idle between
 	// requests (NewTransport keeps 1024).
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
-	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, Addresses: o.addresses.policy}
+	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: o.addresses.policy}
 	// The fetcher's, not tr's: with a Recorder it dials through a copy of tr.
 	closeFetcher = f.CloseIdleConnections
 	if o.demo {
