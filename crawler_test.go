@@ -257,7 +257,7 @@ func TestRunWhileRunning(t *testing.T) {
 	c := fast(nil)
 	errc := make(chan error)
 	go func() { errc <- c.Run(context.Background(), s.URL+"/") }()
-	for c.Stats().Requests == 0 {
+	for c.Stats().InFlight == 0 { // the page waits 300 ms to answer
 		runtime.Gosched()
 	}
 	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrRunning) {
