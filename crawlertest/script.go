@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"net"
 	"net/http"
 	"strconv"
@@ -134,6 +135,7 @@ type ScriptSite struct {
 
 	mu       sync.Mutex
 	requests map[string]int // by request URI
+	arrivals []time.Time    // of every request, in order
 	closed   bool
 	wg       sync.WaitGroup // running handlers of the site
 	done     chan struct{}  // closed by Close: ends latency waits
@@ -536,6 +538,7 @@ func (s *ScriptSite) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.requests[r.URL.RequestURI()]++
+	s.arrivals = append(s.arrivals, time.Now())
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
@@ -576,6 +579,14 @@ func (s *ScriptSite) wait(ctx context.Context, d time.Duration) bool {
 func (s *ScriptSite) serveCanary(rw http.ResponseWriter, r *http.Request) {
 	s.canaryN.Add(1)
 	rw.WriteHeader(http.StatusNoContent)
+}
+
+// Arrivals returns the time each request to the site arrived, in order:
+// what a test of per-host politeness measures the gaps of.
+func (s *ScriptSite) Arrivals() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.arrivals)
 }
 
 // RequestCounts returns a snapshot of the site's request counts: request

@@ -17,8 +17,11 @@ import (
 // newRenderer returns the fetcher of a crawl that renders pages, as -render
 // and -render-hosts ask, in headless Chromium: f makes every request, the
 // page's and the browser's, and c's robots.txt rules and the crawl's
-// per-host delay apply to the browser's requests. It returns nil when
-// nothing is to be rendered, and an error when no browser is found.
+// per-host delay apply to the browser's requests. The delay counts from
+// the page's own request too, so the page's scripts and XHR to its host
+// wait their turn after it; the crawler then paces the host's next page
+// from the end of the render. It returns nil when nothing is to be
+// rendered, and an error when no browser is found.
 func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.Fetcher, error) {
 	if !o.render && o.renderHosts == "" {
 		return nil, nil
@@ -27,13 +30,14 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 	if err != nil {
 		return nil, fmt.Errorf("-render: %w (install chromium, or name the browser in CRAWLER_BROWSER)", err)
 	}
+	spacing := newHostSpacing(politeness.Or(o.pacing.Delay, politeness.DefaultDelay))
 	rf := &render.Fetcher{
-		Fetcher:   f,
+		Fetcher:   spacedFetcher{f, spacing},
 		ExecPath:  browser,
 		Tabs:      o.renderTabs,
 		UserAgent: o.userAgent,
 		Allowed:   c.RobotsAllowed,
-		Pace:      newHostSpacing(politeness.Or(o.pacing.Delay, politeness.DefaultDelay)).wait,
+		Pace:      spacing.wait,
 	}
 	if !o.render {
 		hosts := map[string]bool{}
@@ -65,14 +69,8 @@ func (s *hostSpacing) wait(ctx context.Context, host string) error {
 	if s.delay <= 0 {
 		return nil
 	}
-	s.mu.Lock()
 	now := time.Now()
-	at := now
-	if next := s.next[host]; next.After(now) {
-		at = next
-	}
-	s.next[host] = at.Add(s.delay)
-	s.mu.Unlock()
+	at := s.take(host, now)
 	if at.Equal(now) {
 		return nil
 	}
@@ -84,4 +82,44 @@ func (s *hostSpacing) wait(ctx context.Context, host string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// take takes host's next turn, at now or later, and returns when it is.
+func (s *hostSpacing) take(host string, now time.Time) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := now
+	if next := s.next[host]; next.After(now) {
+		at = next
+	}
+	s.next[host] = at.Add(s.delay)
+	return at
+}
+
+// sent records a request to host sent at now, unpaced: the next turn is a
+// delay after it at the earliest.
+func (s *hostSpacing) sent(host string, now time.Time) {
+	if s.delay <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if next := now.Add(s.delay); next.After(s.next[host]) {
+		s.next[host] = next
+	}
+}
+
+// spacedFetcher is the fetcher of a render.Fetcher: each request it makes
+// counts in spacing as sent now. The browser's requests have waited for
+// their turn already (Pace), which this leaves as it is; the page's own,
+// which the crawler paced, makes the browser's first request to its host
+// wait a delay after it.
+type spacedFetcher struct {
+	fetch.Fetcher
+	spacing *hostSpacing
+}
+
+func (f spacedFetcher) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	f.spacing.sent(canon.Host(req.URL), time.Now())
+	return f.Fetcher.Fetch(ctx, req)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"crawler/crawlertest"
 	"crawler/render"
@@ -98,5 +99,34 @@ func TestRenderScriptSite(t *testing.T) {
 	}
 	if n := site.CanaryRequests(); n != 0 {
 		t.Errorf("the address the crawl does not allow got %d requests", n)
+	}
+}
+
+// With -render, the crawl's delay holds between every two requests to a
+// host, the browser's included: the page's own request, then each of its
+// scripts' requests, then the host's next page, by the site's clock.
+func TestRenderPacesHost(t *testing.T) {
+	needBrowser(t)
+	site := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 1})
+	defer site.Close()
+	const delay = 500 * time.Millisecond // more than a tab takes to open and ask
+	rendered := crawlScriptSite(t, site, "-render", "-render-tabs", "1", "-delay", delay.String(), "-delay-factor", "-1")
+	for _, u := range site.ScriptOnlyPages() {
+		if _, ok := rendered[u]; !ok {
+			t.Errorf("%s not reached", u)
+		}
+	}
+	arrivals := site.Arrivals()
+	// robots.txt, the pages, and the browser's: /api/links.json and a fetch
+	// page's JSON at least.
+	if len(arrivals) < 1+len(rendered)+2 {
+		t.Fatalf("%d requests for %d pages: the browser's requests are missing", len(arrivals), len(rendered))
+	}
+	for i := 1; i < len(arrivals); i++ {
+		// The crawler counts its delay from the end of a request, the
+		// browser's spacing from its start: both are at least the delay.
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-5*time.Millisecond {
+			t.Errorf("requests %d and %d came %v apart, under the delay of %v", i-1, i, gap, delay)
+		}
 	}
 }
