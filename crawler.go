@@ -177,17 +177,16 @@ type made struct {
 	// seedHosts are the hosts of every seed the crawl was given, which
 	// Scope.SameHost keeps it on, in Runs that resume it too.
 	seedHosts map[string]bool
-	// robotsRun is the Run robots fetches for: its Fetcher and User-Agent.
-	robotsRun atomic.Pointer[run]
 	// revisits are the pages a Recrawl revisits, for the frontier
 	// revisitsOf.
 	revisits   *revisits
 	revisitsOf frontier.Frontier
 }
 
-// fetchRobots is the Fetch of the robots.txt cache made by Run.
-func (m *made) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
-	return m.robotsRun.Load().fetchRobots(ctx, robotsURL)
+// fetchRobots is the Fetch of the robots.txt cache made by Run: through
+// the running Run's Fetcher, with its User-Agent.
+func (c *Crawler) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
+	return c.active.Load().fetchRobots(ctx, robotsURL)
 }
 
 // Stats returns a snapshot of the counters of the current Run, or of the
@@ -265,7 +264,8 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 
 	r := c.newRun(h)
-	defer c.made.robotsRun.Store(nil) // keep no Run's state past its end
+	c.active.Store(r)
+	defer c.active.Store(nil) // keep no Run's state past its end
 	canonSeeds := make([]string, 0, len(seeds))
 	var errs []error
 	for _, s := range seeds {
@@ -304,8 +304,6 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 
 	c.stats.Store(&runStats{before: r.before, run: r.stats})
 	c.hostStats.Store(r.hostTab)
-	c.active.Store(r)
-	defer c.active.Store(nil)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
 		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
@@ -458,9 +456,8 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	if r.robots == nil || r.robots.Fetch == nil {
 		if m.robots == nil || m.robotsOf != c.Robots {
-			m.robots, m.robotsOf = c.Robots.WithFetch(m.fetchRobots), c.Robots
+			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots
 		}
-		m.robotsRun.Store(r)
 		r.robots = m.robots
 	}
 	if r.log == nil {
@@ -783,19 +780,17 @@ func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
 // with ErrNotRunning when no Run is running. A later Run crawls the host
 // again. Safe to call from any goroutine.
 func (c *Crawler) RetireHost(host, reason string) (bool, error) {
-	t := c.hostStats.Load()
-	if t == nil || !c.running.Load() {
+	r := c.active.Load()
+	if r == nil {
 		return false, ErrNotRunning
 	}
 	if reason == "" {
 		reason = "retired by the operator"
 	}
-	if !t.retire(host, reason) {
+	if !r.hostTab.retire(host, reason) {
 		return false, nil
 	}
-	if s := c.stats.Load(); s != nil {
-		s.run.hostsRetired.Add(1)
-	}
+	r.stats.hostsRetired.Add(1)
 	return true, nil
 }
 

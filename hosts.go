@@ -143,8 +143,14 @@ func (t *hostTable) retire(host, reason string) bool {
 		return false
 	}
 	h.pace.Retired, h.stats.Retired = reason, reason
-	h.retired = fmt.Errorf("%w: %s: %s", ErrHostRetired, host, reason)
+	h.retired = retiredError(host, reason)
 	return true
+}
+
+// retiredError is the error, wrapping ErrHostRetired, that the pages of
+// host get once it is retired for reason.
+func retiredError(host, reason string) error {
+	return fmt.Errorf("%w: %s: %s", ErrHostRetired, host, reason)
 }
 
 // record accounts one request to host (a page when robots is false) that
@@ -175,7 +181,7 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	s.Delay, s.Failures, s.Retired, s.Next = p.Delay, p.Failures, p.Retired, next
 	if p.Retired != "" && h.retired == nil {
 		if cause == nil {
-			h.retired = fmt.Errorf("%w: %s: %s", ErrHostRetired, host, p.Retired)
+			h.retired = retiredError(host, p.Retired)
 		} else {
 			h.retired = fmt.Errorf("%w: %s: %d failures in a row, the last: %w", ErrHostRetired, host, p.Failures, cause)
 		}
