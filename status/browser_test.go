@@ -137,7 +137,7 @@ func TestBrowserControls(t *testing.T) {
 	}
 	// Stats.InFlight counts the URLs the scheduler has handed out and not
 	// taken back, from before the worker's request to after its Handler.
-	waitUntil(t, "the fetches in flight to end", func() bool { return cr.c.Stats().InFlight == 0 })
+	waitWithin(t, waitTimeout, "the fetches in flight to end", func() bool { return cr.c.Stats().InFlight == 0 })
 	before := cr.requests()
 	time.Sleep(time.Second) // the quiet of a pause can only be watched
 	if after := cr.requests(); after != before {
@@ -149,7 +149,7 @@ func TestBrowserControls(t *testing.T) {
 	if cr.c.Paused() {
 		t.Error("#resume clicked, but the crawler is still paused")
 	}
-	waitUntil(t, "requests after resuming", func() bool { return cr.requests() > before })
+	waitWithin(t, waitTimeout, "requests after resuming", func() bool { return cr.requests() > before })
 
 	const host = "h5.crawler.test"
 	tb.sendKeys("#retire-host", host)
@@ -521,7 +521,7 @@ func (cr *crawl) title(u string) string {
 // waitRetired waits until host is retired.
 func (cr *crawl) waitRetired(t *testing.T, host string) {
 	t.Helper()
-	waitUntil(t, host+" retired", func() bool {
+	waitWithin(t, waitTimeout, host+" retired", func() bool {
 		for _, h := range cr.c.HostStats() {
 			if h.Host == host {
 				return h.Retired != ""
@@ -534,7 +534,7 @@ func (cr *crawl) waitRetired(t *testing.T, host string) {
 // waitPages waits until the Handler has seen n pages.
 func (cr *crawl) waitPages(t *testing.T, n int) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("%d pages crawled", n), func() bool {
+	waitWithin(t, waitTimeout, fmt.Sprintf("%d pages crawled", n), func() bool {
 		cr.mu.Lock()
 		defer cr.mu.Unlock()
 		return len(cr.titles) >= n
@@ -562,19 +562,6 @@ func getStatus(t *testing.T, u string) statusJSON {
 		t.Fatalf("GET %s: %v", u, err)
 	}
 	return s
-}
-
-// waitUntil polls cond until it holds, and fails the test if that takes
-// longer than waitTimeout.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // findBrowser returns the browser to drive, as render.FindBrowser finds

@@ -282,11 +282,16 @@ func (m *Monitor) Run(ctx context.Context) {
 // Sample takes a sample now. It costs O(hosts) and, when the samples are
 // merged, O(MaxSamples).
 func (m *Monitor) Sample() {
-	now := time.Now()
-	s := sampleOf(m.c.TotalStats(), m.c.HostSummary(now), now.Sub(m.started).Seconds())
+	s := m.take()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.add(s)
+}
+
+// take returns the crawl's sample now, not yet stored.
+func (m *Monitor) take() Sample {
+	now := time.Now()
+	return sampleOf(m.c.TotalStats(), m.c.HostSummary(now), now.Sub(m.started).Seconds())
 }
 
 // Finish marks the crawl finished and takes a last sample; Run stops
@@ -294,15 +299,12 @@ func (m *Monitor) Sample() {
 // replaces that one, so that its pages/s spans a whole interval rather
 // than spiking over a few milliseconds.
 func (m *Monitor) Finish() {
-	now := time.Now()
-	s := sampleOf(m.c.TotalStats(), m.c.HostSummary(now), now.Sub(m.started).Seconds())
+	s := m.take()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.finished = true
 	if n := len(m.samples); n > 0 && s.T-m.samples[n-1].T < m.interval.Seconds()/2 {
-		s.span = m.samples[n-1].span
-		s.PagesPerSec = rate(m.before(n-1), s)
-		m.samples[n-1] = s
+		m.replaceLast(s, m.samples[n-1].span)
 		return
 	}
 	m.add(s)
@@ -339,14 +341,21 @@ func sampleOf(s crawler.Stats, hs crawler.HostSummary, t float64) Sample {
 	return x
 }
 
+// replaceLast makes s the last stored sample, standing for span raw ones,
+// with its rate since the sample before; m.mu is held.
+func (m *Monitor) replaceLast(s Sample, span int) {
+	n := len(m.samples)
+	s.span = span
+	s.PagesPerSec = rate(m.before(n-1), s)
+	m.samples[n-1] = s
+}
+
 // add stores raw sample s; m.mu is held. The last stored sample takes in
 // raw ones until it spans m.stride of them, so the resolution stays even;
 // past m.max samples, pairs merge and m.stride doubles.
 func (m *Monitor) add(s Sample) {
 	if n := len(m.samples); n > 0 && m.samples[n-1].span < m.stride {
-		s.span = m.samples[n-1].span + 1
-		s.PagesPerSec = rate(m.before(n-1), s)
-		m.samples[n-1] = s
+		m.replaceLast(s, m.samples[n-1].span+1)
 		return
 	}
 	s.span = 1
