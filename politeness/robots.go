@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"crawler/internal/hexdigit"
 )
 
 // MaxRobotsSize is the number of bytes of a robots.txt body that [ParseRobots]
@@ -295,25 +297,13 @@ func isUnreserved(c byte) bool {
 		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // escape decodes the "%XX" at s[i:], if valid.
 func escape[S string | []byte](s S, i int) (byte, bool) {
 	if i+2 >= len(s) {
 		return 0, false
 	}
-	hi, ok1 := unhex(s[i+1])
-	lo, ok2 := unhex(s[i+2])
+	hi, ok1 := hexdigit.Value(s[i+1])
+	lo, ok2 := hexdigit.Value(s[i+2])
 	return hi<<4 | lo, ok1 && ok2
 }
 

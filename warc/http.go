@@ -3,6 +3,8 @@ package warc
 import (
 	"bytes"
 	"io"
+
+	"crawler/internal/hexdigit"
 )
 
 // This file reads just enough of an HTTP/1.x message, as bytes, to find
@@ -224,7 +226,7 @@ func parseChunkSize(line []byte) (int64, bool) {
 	}
 	var size int64
 	for _, c := range line {
-		d, ok := hexDigit(c)
+		d, ok := hexdigit.Value(c)
 		if !ok {
 			return 0, false
 		}
@@ -238,7 +240,7 @@ func parseChunkSize(line []byte) (int64, bool) {
 func validChunkLinePrefix(b []byte) bool {
 	digits := 0
 	for _, c := range b {
-		if _, ok := hexDigit(c); !ok {
+		if _, ok := hexdigit.Value(c); !ok {
 			break
 		}
 		digits++
@@ -255,16 +257,4 @@ func validChunkLinePrefix(b []byte) bool {
 	}
 	// what follows the digits: an extension, spaces, or the CR of CRLF
 	return rest[0] == ';' || rest[0] == ' ' || rest[0] == '\t' || (len(rest) == 1 && rest[0] == '\r')
-}
-
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
