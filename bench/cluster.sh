@@ -10,16 +10,11 @@
 #   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2
 set -euo pipefail
 NODES=${1:?nodes}; W=${2:?workers}; KILL=${3:-0}; shift 3 || shift $#
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl && go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2)
-(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
+. "$(dirname "$0")/lib.sh"
+(cd "$root" && go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2)
 "$tmp/nats-server" -js -a 127.0.0.1 -p 14222 -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
-"$tmp/webserve" -hosts 60 -latency 50ms > "$tmp/web.out" &
-web=$!
-sleep 1.5
-read -r proxy seed < "$tmp/web.out"
+start_web -hosts 60 -latency 50ms
+sleep 1.5 # for nats-server to listen
 node() { # node NAME [flags...]: one crawl process
 	local name=$1
 	shift

@@ -7,14 +7,8 @@
 #   bench/durable.sh PAGES LATENCY RUNS      e.g. bench/durable.sh 300000 0 2
 set -euo pipefail
 PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-2}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
-(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
-"$tmp/webserve" -latency "$LATENCY" > "$tmp/web.out" &
-sleep 2
-read -r proxy seed < "$tmp/web.out"
+. "$(dirname "$0")/lib.sh"
+start_web -latency "$LATENCY"
 for i in $(seq "$RUNS"); do
 	for mode in memory state; do
 		rm -rf "$tmp/state"

@@ -9,14 +9,8 @@
 #   bench/ops.sh PAGES LATENCY RUNS      e.g. bench/ops.sh 30000 5ms 5
 set -euo pipefail
 PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
-(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
-"$tmp/webserve" -latency "$LATENCY" > "$tmp/web.out" &
-sleep 2
-read -r proxy seed < "$tmp/web.out"
+. "$(dirname "$0")/lib.sh"
+start_web -latency "$LATENCY"
 port=$((20000 + RANDOM % 20000))
 for i in $(seq "$RUNS"); do
 	for v in base http; do

@@ -8,14 +8,8 @@
 #   bench/outputs.sh PAGES LATENCY RUNS      e.g. bench/outputs.sh 20000 5ms 3
 set -euo pipefail
 PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
-(cd "$root/bench" && go build -o "$tmp/webserve" ./cmd/webserve)
-"$tmp/webserve" -latency "$LATENCY" > "$tmp/web.out" &
-sleep 2
-read -r proxy seed < "$tmp/web.out"
+. "$(dirname "$0")/lib.sh"
+start_web -latency "$LATENCY"
 for i in $(seq "$RUNS"); do
 	for v in base warc near-dups graph all; do
 		rm -rf "$tmp/out" && mkdir "$tmp/out"

@@ -11,10 +11,7 @@
 #   bench/render.sh PAGES RUNS      e.g. bench/render.sh 50 3
 set -euo pipefail
 PAGES=${1:-50}; RUNS=${2:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/crawl" ./cmd/crawl)
+. "$(dirname "$0")/lib.sh"
 (cd "$root/bench" && go build -o "$tmp/scriptserve" ./cmd/scriptserve)
 
 # tree_pss PID: the proportional set size in KiB of PID and all its
