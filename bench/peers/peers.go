@@ -56,6 +56,7 @@ type Crawler struct {
 func All() []Crawler {
 	return []Crawler{
 		{"ours-fifo", OursFIFO},
+		{"ours-fifo-watched", OursFIFOWatched},
 		{"ours-aopic", OursAOPIC},
 		{"reference", Reference},
 		{"colly", Colly},
