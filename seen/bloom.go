@@ -29,11 +29,19 @@ type Bloom struct {
 // false-positive rate fpRate (0 < fpRate < 1). Values out of range are
 // clamped: expected to at least 1, fpRate to [1e-9, 0.5].
 func NewBloom(expected int, fpRate float64) *Bloom {
+	return NewBloomIn(expected, fpRate, func(n int) []uint64 { return make([]uint64, n) })
+}
+
+// NewBloomIn returns a Bloom filter like [NewBloom] whose bits are the words
+// alloc returns: alloc(n) must return n zeroed words. A program keeps a large
+// filter outside the Go heap this way (the store maps its own), where it
+// does not count in the heap's growth target.
+func NewBloomIn(expected int, fpRate float64, alloc func(n int) []uint64) *Bloom {
 	n := float64(max(expected, 1))
 	p := min(max(fpRate, 1e-9), 0.5)
 	m := math.Ceil(-n * math.Log(p) / (math.Ln2 * math.Ln2))
 	k := max(1, int(math.Round(m/n*math.Ln2)))
-	bs := bitset.New(uint(m))
+	bs := bitset.From(alloc((int(m) + 63) / 64))
 	return &Bloom{bits: bs, words: bs.Words(), m: uint64(m), k: k}
 }
 

@@ -97,3 +97,40 @@ func BenchmarkBloomAdd(b *testing.B) {
 }
 
 func logf(x float64) float64 { return math.Log(x) }
+
+// TestBloomIn: a filter on words of the caller's answers as NewBloom's does,
+// and its bits are those words.
+func TestBloomIn(t *testing.T) {
+	var words []uint64
+	in := seen.NewBloomIn(10000, 0.01, func(n int) []uint64 {
+		if words != nil {
+			t.Fatal("alloc called twice")
+		}
+		words = make([]uint64, n)
+		return words
+	})
+	ref := seen.NewBloom(10000, 0.01)
+	if in.MemoryBytes() != ref.MemoryBytes() || in.MemoryBytes() != 8*len(words) {
+		t.Fatalf("MemoryBytes %d and %d for %d words", in.MemoryBytes(), ref.MemoryBytes(), len(words))
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 20000 {
+		fp := r.Uint64()
+		if i%2 == 0 {
+			if in.Add(fp) != ref.Add(fp) {
+				t.Fatalf("Add(%x) differs", fp)
+			}
+		} else if in.Contains(fp) != ref.Contains(fp) {
+			t.Fatalf("Contains(%x) differs", fp)
+		}
+	}
+	set := 0
+	for _, w := range words {
+		if w != 0 {
+			set++
+		}
+	}
+	if set == 0 || in.FPRate() != ref.FPRate() {
+		t.Fatalf("%d words set, FP rates %v and %v", set, in.FPRate(), ref.FPRate())
+	}
+}
