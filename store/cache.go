@@ -21,7 +21,9 @@ func newFPCache(n int) *fpCache {
 	for sets*4 < n {
 		sets *= 2
 	}
-	return &fpCache{fps: make([]uint64, 4*sets), ref: make([]bool, 4*sets), hand: make([]uint8, sets), mask: uint64(sets - 1)}
+	c := &fpCache{ref: make([]bool, 4*sets), hand: make([]uint8, sets), mask: uint64(sets - 1)}
+	c.fps = offHeapWords(c, 4*sets)
+	return c
 }
 
 // set returns the index of fp's set's first way. Fingerprints are xxh3

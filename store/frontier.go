@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -40,12 +41,12 @@ func (f *Frontier) Push(e frontier.Entry) {
 	h := s.host(e.Host)
 	seq := s.seq
 	s.seq++
-	s.setEntry(h.id, seq, e)
+	q := s.setEntry(h.id, seq, e)
 	if len(h.head) == h.count && len(h.head) < headMax {
-		h.head = append(h.head, queued{seq, e})
+		h.head = append(h.head, q)
 		h.loaded = seq + 1
 	} else {
-		s.record(h, write{queued: queued{seq, e}})
+		s.record(h, write{queued: q})
 	}
 	h.count++
 	s.n++
@@ -96,13 +97,18 @@ func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 	h := s.ready.min()
 	s.ready.remove(h)
 	q := h.head[0]
+	e, err := decodeEntry(q.enc, h.name)
+	if err != nil { // checked when read: a bug, or memory gone bad
+		s.write(fmt.Errorf("queue entry %d of %s: %w", q.seq, h.name, err))
+		return frontier.Entry{}, false, time.Time{}
+	}
 	h.head = h.head[1:]
 	h.count--
 	s.n--
 	h.inflight++
-	s.out[q.e.FP] = handedOut{h, q.seq}
+	s.out[e.FP] = handedOut{h, q.seq}
 	s.schedule(h)
-	return q.e, true, time.Time{}
+	return e, true, time.Time{}
 }
 
 // fill loads more of h's entries from the store if its head is empty, and
@@ -140,12 +146,11 @@ func (s *Store) fill(h *hostQueue) bool {
 				it.Next() // replaced or deleted by a group not yet applied
 			}
 		case it.Valid():
-			e, err := decodeEntry(it.Value(), h.name)
-			if err != nil {
+			if err := checkEntry(it.Value()); err != nil {
 				s.write(fmt.Errorf("queue entry %d of %s: %w", seq, h.name, err))
 				return false
 			}
-			w.queued = queued{seq, e}
+			w.queued = queued{seq, bytes.Clone(it.Value())}
 			it.Next()
 		default:
 			s.write(it.Error())
@@ -154,7 +159,7 @@ func (s *Store) fill(h *hostQueue) bool {
 		if w.deleted {
 			continue
 		}
-		if o, out := s.out[w.e.FP]; out && o.host == h && o.seq == w.seq {
+		if o, out := s.out[w.fp()]; out && o.host == h && o.seq == w.seq {
 			continue // handed out, still on disk until Done
 		}
 		h.head = append(h.head, w.queued)
@@ -180,15 +185,15 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		s.writeHost(h)
 	}
 	if r.Retry {
-		s.setEntry(h.id, o.seq, e)
-		s.record(h, write{queued: queued{o.seq, e}})
+		q := s.setEntry(h.id, o.seq, e)
+		s.record(h, write{queued: q})
 		i := 0
 		for i < len(h.head) && h.head[i].seq < o.seq {
 			i++
 		}
 		switch {
 		case i < len(h.head) || len(h.head) == h.count:
-			h.head = append(h.head[:i], append([]queued{{o.seq, e}}, h.head[i:]...)...)
+			h.head = slices.Insert(h.head, i, q)
 		case o.seq < h.loaded:
 			h.loaded = o.seq // fill loads it again (skipping the entries out)
 		}
@@ -233,11 +238,20 @@ func appendEntry(dst []byte, e frontier.Entry) []byte {
 	return append(dst, r...)
 }
 
+// checkEntry reports whether b may be an entry encoded by appendEntry: its
+// length and flags, which decodeEntry checks first.
+func checkEntry(b []byte) error {
+	if len(b) < 9 || b[0]&^(urlform.Mask|urlform.Mask<<2) != 0 {
+		return fmt.Errorf("an entry of %d bytes, flags %#x", len(b), b[:min(len(b), 1)])
+	}
+	return nil
+}
+
 // decodeEntry decodes an entry of host encoded by appendEntry.
 func decodeEntry(b []byte, host string) (frontier.Entry, error) {
 	e := frontier.Entry{Host: host}
-	if len(b) < 9 || b[0]&^(urlform.Mask|urlform.Mask<<2) != 0 {
-		return e, fmt.Errorf("an entry of %d bytes, flags %#x", len(b), b[:min(len(b), 1)])
+	if err := checkEntry(b); err != nil {
+		return e, err
 	}
 	flags := b[0]
 	e.FP = binary.BigEndian.Uint64(b[1:])
@@ -278,9 +292,14 @@ func (f *Frontier) Drain(match func(host string) bool, ready func(host string, a
 		}
 		for h.count > 0 && s.fill(h) && len(h.head) > 0 {
 			for _, q := range h.head {
+				e, err := decodeEntry(q.enc, h.name)
+				if err != nil {
+					s.write(fmt.Errorf("queue entry %d of %s: %w", q.seq, h.name, err))
+					return out
+				}
 				s.delEntry(h.id, q.seq)
 				s.record(h, write{queued: queued{seq: q.seq}, deleted: true})
-				out = append(out, q.e)
+				out = append(out, e)
 			}
 			h.count -= len(h.head)
 			s.n -= len(h.head)
