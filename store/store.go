@@ -491,6 +491,10 @@ func commit(db *pebble.DB, b *pebble.Batch, before func() error, done chan<- err
 			return
 		}
 	}
+	if b, err = sorted(db, b); err != nil {
+		err = fmt.Errorf("store: commit: %w", err)
+		return
+	}
 	if err = db.ApplyNoSyncWait(b, pebble.Sync); err == nil {
 		err = b.SyncWait()
 	}
@@ -499,6 +503,48 @@ func commit(db *pebble.DB, b *pebble.Batch, before func() error, done chan<- err
 		return
 	}
 	err = b.Close()
+}
+
+// sorted returns the writes of b, which it closes, as a new batch in key
+// order (the writes to one key in the order they were made). Pebble inserts
+// a batch's keys into its memtable's skiplist one by one, each search
+// starting where the last one ended if that still brackets the key: in key
+// order, most searches are short. A crawl's writes (fingerprints, host ids)
+// come in no order.
+func sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
+	type op struct {
+		kind       pebble.InternalKeyKind
+		key, value []byte
+	}
+	ops := make([]op, 0, b.Count())
+	for r := b.Reader(); ; {
+		kind, key, value, ok, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		ops = append(ops, op{kind, key, value})
+	}
+	slices.SortStableFunc(ops, func(x, y op) int { return bytes.Compare(x.key, y.key) })
+	out := db.NewBatchWithSize(len(b.Repr()))
+	for _, o := range ops {
+		var err error
+		switch o.kind {
+		case pebble.InternalKeyKindSet:
+			err = out.Set(o.key, o.value, nil)
+		case pebble.InternalKeyKindDelete:
+			err = out.Delete(o.key, nil)
+		default:
+			err = fmt.Errorf("a write of kind %v", o.kind)
+		}
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+	}
+	return out, b.Close()
 }
 
 // waitCommitted waits for the group committed last, if any is outstanding,
