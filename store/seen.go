@@ -22,19 +22,21 @@ type Seen Store
 
 var _ seen.Batcher = (*Seen)(nil)
 
-// Add records fp as seen and reports whether it was new.
+// Add records fp as seen and reports whether it was new. It sets fp's
+// bits in the Bloom filter first: one pass over them, which also tells a
+// new fingerprint from one to look up.
 func (t *Seen) Add(fp uint64) bool {
 	s := (*Store)(t)
-	if t.Contains(fp) {
+	s.seenStats.Tests++
+	if s.bloom != nil && s.bloom.Add(fp) {
+		s.seenStats.Filtered++ // a bit was clear: new
+	} else if t.known(fp) {
 		return false
 	}
 	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
 	s.set(s.kbuf, nil)
 	s.added[fp] = s.gen // the cache may evict it before its group is applied
 	delete(s.absent, fp)
-	if s.bloom != nil {
-		s.bloom.Add(fp)
-	}
 	s.cache.add(fp) // Mercator's table of recent additions, in the same cache
 	s.nSeen++
 	return true
@@ -51,6 +53,12 @@ func (t *Seen) Contains(fp uint64) bool {
 		s.seenStats.Filtered++
 		return false
 	}
+	return t.known(fp)
+}
+
+// known is Contains for a fingerprint the Bloom filter did not answer.
+func (t *Seen) known(fp uint64) bool {
+	s := (*Store)(t)
 	if s.cache.contains(fp) {
 		s.seenStats.CacheHits++
 		return true
