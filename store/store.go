@@ -38,8 +38,9 @@ const (
 	// MiB, not Pebble's 8. Every seek of a frontier refill or a seen-set
 	// read opens each table of level 0 (up to 12, see l0Compaction) and one
 	// of each level below, so their index blocks and the data blocks read
-	// must stay cached; at 8 MiB they did not, and a crawl of 300k pages
-	// spent 0.43 ms of CPU a page, at 32 MiB 0.26 (see the README).
+	// must stay cached; at 8 MiB (less the memtables, which Pebble
+	// reserves in it) they did not, and a crawl of 300k pages spent
+	// 0.41-0.43 ms of CPU a page, at 32 MiB 0.26-0.30 (see the README).
 	DefaultBlockCache = 32 << 20
 )
 
@@ -200,8 +201,8 @@ type hostQueue struct {
 }
 
 // queued is an entry waiting, kept encoded (appendEntry) until it is handed
-// out: a host's head in memory is a third the size of its decoded entries,
-// which, at four for each of 20,000 hosts, was 12 MiB of a crawl's heap.
+// out: about half the memory of the decoded entry and its strings, which,
+// at four for each of 20,000 hosts, were 20 MiB of a crawl's heap.
 type queued struct {
 	seq uint64
 	enc []byte
@@ -520,7 +521,7 @@ func sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
 	for r := b.Reader(); ; {
 		kind, key, value, ok, err := r.Next()
 		if err != nil {
-			return nil, err
+			return nil, errors.Join(err, b.Close())
 		}
 		if !ok {
 			break
@@ -540,8 +541,7 @@ func sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
 			err = fmt.Errorf("a write of kind %v", o.kind)
 		}
 		if err != nil {
-			out.Close()
-			return nil, err
+			return nil, errors.Join(err, out.Close(), b.Close())
 		}
 	}
 	return out, b.Close()
