@@ -178,8 +178,12 @@ func TestRecrawlFreshness(t *testing.T) {
 			t.Errorf("policy %d: %d revisits found pages unchanged, %d of them answered 304; want at least 99%%", i, r.st.Unchanged, r.st.NotModified)
 		}
 	}
-	if est.fresh < uni.fresh {
-		t.Errorf("estimated policy %.3f fresh, below uniform's %.3f", est.fresh, uni.fresh)
+	// The two crawls spend about the same rate, not exactly (they share
+	// the test's CPU): uniform's freshness is compared at the estimated
+	// policy's rate, moved by what the model says the difference is worth.
+	uniAtRate := uni.fresh + meanFreshness(lambdas, revisit.Uniform(len(lambdas), est.rate, revisit.Bounds{})) - uniformModel
+	if est.fresh < uniAtRate {
+		t.Errorf("estimated policy %.3f fresh, below uniform's %.3f at its rate (%.3f measured at %.1f/s)", est.fresh, uniAtRate, uni.fresh, uni.rate)
 	}
 	if est.fresh < 0.9*optimal {
 		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f", est.fresh, optimal)
