@@ -38,8 +38,9 @@
 // 300k pages of 20,000 hosts); the rest read the store. Reads and the
 // frontier's refills seek every table of Pebble's level 0 and one of each
 // level below: a block cache of 32 MiB (Options.BlockCache), not Pebble's
-// 8, keeps their index and data blocks in memory, and the fingerprint cache
-// lives outside the Go heap, where it does not swell the heap's target.
+// 8, keeps their index and data blocks in memory; the Bloom filter and the
+// fingerprint cache live outside the Go heap, where they do not swell the
+// heap's target.
 //
 // Keys: "m" the format version, "mc" the crawl's identity (Claim), "mr"
 // the page requests; "s"+fingerprint a seen URL; "q"+host id+seq a
