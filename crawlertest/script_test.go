@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -26,8 +25,8 @@ import (
 	"crawler"
 	"crawler/crawlertest"
 	"crawler/fetch"
+	"crawler/internal/browsertest"
 	"crawler/politeness"
-	"crawler/render"
 )
 
 // scriptGet fetches path from s, failing the test on a transport error,
@@ -491,7 +490,7 @@ func TestScriptSiteRendered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no browser")
 	}
-	browser := scriptBrowser(t)
+	browser := browsertest.Need(t)
 	// Two pages of each kind keep the browser starts few (7), and still
 	// make a script-made page's script-made link the only way to a page.
 	s := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 2})
@@ -622,21 +621,6 @@ func scriptRender(t *testing.T, browser, hole, u string) []byte {
 		t.Errorf("%s %s: %v\n%s", browser, u, err, stderr.Bytes())
 	}
 	return out
-}
-
-// scriptBrowser returns the browser to run, as render.FindBrowser finds
-// it. Without one it skips the test, or fails it under CI (CRAWLER_CI
-// set).
-func scriptBrowser(t *testing.T) string {
-	t.Helper()
-	path, err := render.FindBrowser()
-	if err != nil {
-		if os.Getenv("CRAWLER_CI") != "" {
-			t.Fatalf("%v; CI must install chromium", err)
-		}
-		t.Skipf("%v: install chromium, or set CRAWLER_BROWSER", err)
-	}
-	return path
 }
 
 // ExampleNewScriptSite serves the site and shows what a crawl without

@@ -35,8 +35,8 @@ import (
 	"crawler"
 	"crawler/crawlertest"
 	"crawler/fetch"
+	"crawler/internal/browsertest"
 	"crawler/politeness"
-	"crawler/render"
 	"crawler/status"
 )
 
@@ -564,21 +564,6 @@ func getStatus(t *testing.T, u string) statusJSON {
 	return s
 }
 
-// findBrowser returns the browser to drive, as render.FindBrowser finds
-// it. Without one it skips the test, or fails it under CI (CRAWLER_CI
-// set).
-func findBrowser(t *testing.T) string {
-	t.Helper()
-	path, err := render.FindBrowser()
-	if err != nil {
-		if os.Getenv("CRAWLER_CI") != "" {
-			t.Fatalf("%v; CI must install chromium", err)
-		}
-		t.Skipf("%v: install chromium, or set CRAWLER_BROWSER", err)
-	}
-	return path
-}
-
 // tab is a tab of a headless browser of its own, with a viewport 1280
 // pixels wide, that records what a page must never do: write an error to
 // the console, throw an exception no code catches, fail to load something,
@@ -594,7 +579,7 @@ type tab struct {
 
 func newTab(t *testing.T) *tab {
 	t.Helper()
-	path := findBrowser(t)
+	path := browsertest.Need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
 	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(path),

@@ -12,20 +12,8 @@ import (
 	"time"
 
 	"crawler/crawlertest"
-	"crawler/render"
+	"crawler/internal/browsertest"
 )
-
-// needBrowser skips the test when no browser is found, except under CI
-// (CRAWLER_CI set), where a missing browser is an error.
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := render.FindBrowser(); err != nil {
-		if os.Getenv("CRAWLER_CI") != "" {
-			t.Fatalf("CRAWLER_CI is set and %v: .ci/run installs chromium", err)
-		}
-		t.Skip(err)
-	}
-}
 
 // crawlScriptSite crawls site with the flags given, allowed its address
 // only, and returns the -out records by URL.
@@ -59,7 +47,7 @@ func crawlScriptSite(t *testing.T, site *crawlertest.ScriptSite, flags ...string
 // request to a robots.txt-disallowed path or to an address the crawl does
 // not allow (another port of 127.0.0.1).
 func TestRenderScriptSite(t *testing.T) {
-	needBrowser(t)
+	browsertest.Need(t)
 	site := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 2})
 	defer site.Close()
 
@@ -106,7 +94,7 @@ func TestRenderScriptSite(t *testing.T) {
 // host, the browser's included: the page's own request, then each of its
 // scripts' requests, then the host's next page, by the site's clock.
 func TestRenderPacesHost(t *testing.T) {
-	needBrowser(t)
+	browsertest.Need(t)
 	site := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 1})
 	defer site.Close()
 	const delay = 500 * time.Millisecond // more than a tab takes to open and ask
