@@ -22,15 +22,21 @@ type Seen Store
 
 var _ seen.Batcher = (*Seen)(nil)
 
-// Add records fp as seen and reports whether it was new. It sets fp's
-// bits in the Bloom filter first: one pass over them, which also tells a
-// new fingerprint from one to look up.
+// Add records fp as seen and reports whether it was new. The cache
+// answers most seen fingerprints first, in one probe, where the Bloom
+// filter would take all of its; for the others Add sets fp's bits in the
+// filter: one pass over them, which also tells a new fingerprint from one
+// to look up.
 func (t *Seen) Add(fp uint64) bool {
 	s := (*Store)(t)
 	s.seenStats.Tests++
+	if s.cache.contains(fp) {
+		s.seenStats.CacheHits++
+		return false
+	}
 	if s.bloom != nil && s.bloom.Add(fp) {
 		s.seenStats.Filtered++ // a bit was clear: new
-	} else if t.known(fp) {
+	} else if t.read(fp) {
 		return false
 	}
 	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
@@ -43,26 +49,28 @@ func (t *Seen) Add(fp uint64) bool {
 }
 
 // Contains reports whether fp was added, in a committed step or the one
-// in progress: no for most new fingerprints from the Bloom filter, yes for
-// most seen ones from the cache, and from a read of the store for the
+// in progress: yes for most seen fingerprints from the cache, no for most
+// new ones from the Bloom filter, and from a read of the store for the
 // rest.
 func (t *Seen) Contains(fp uint64) bool {
 	s := (*Store)(t)
 	s.seenStats.Tests++
-	if s.bloom != nil && !s.bloom.Contains(fp) {
-		s.seenStats.Filtered++
-		return false
-	}
-	return t.known(fp)
-}
-
-// known is Contains for a fingerprint the Bloom filter did not answer.
-func (t *Seen) known(fp uint64) bool {
-	s := (*Store)(t)
 	if s.cache.contains(fp) {
 		s.seenStats.CacheHits++
 		return true
 	}
+	if s.bloom != nil && !s.bloom.Contains(fp) {
+		s.seenStats.Filtered++
+		return false
+	}
+	return t.read(fp)
+}
+
+// read is Contains for a fingerprint neither the cache nor the Bloom
+// filter answered: from what Prepare read, the groups not yet applied, or
+// a read of the store.
+func (t *Seen) read(fp uint64) bool {
+	s := (*Store)(t)
 	if _, ok := s.absent[fp]; ok {
 		return false // read by Prepare, and not added since
 	}
@@ -98,7 +106,7 @@ func (t *Seen) Prepare(fps []uint64) {
 	clear(s.absent)
 	need := s.need[:0]
 	for _, fp := range fps {
-		if s.bloom != nil && !s.bloom.Contains(fp) || s.cache.contains(fp) {
+		if s.cache.contains(fp) || s.bloom != nil && !s.bloom.Contains(fp) {
 			continue
 		}
 		if _, ok := s.added[fp]; ok {
