@@ -89,7 +89,7 @@ type Options struct {
 	ExpectedURLs int
 	// CachedURLs is how many seen fingerprints are cached in memory (8
 	// bytes each), so that a link to a popular page costs no read. 0:
-	// DefaultCachedURLs; negative: 4, next to none.
+	// DefaultCachedURLs; negative: 7, next to none.
 	CachedURLs int
 	// SyncInterval is how long the steps of a commit group may gather
 	// before they are committed as one batch, synced while the next group
