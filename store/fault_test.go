@@ -74,7 +74,7 @@ func diskFullChild(dir, addr string) {
 		}
 		return nil
 	}))
-	st, err := store.Open(dir, &store.Options{FS: fs, ExpectedURLs: 10_000})
+	st, err := store.Open(dir, &store.Options{FS: fs, ExpectedURLs: 10_000, MergeURLs: 50})
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(3)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -39,9 +40,8 @@ func (t *Seen) Add(fp uint64) bool {
 	} else if t.read(fp) {
 		return false
 	}
-	s.kbuf = appendSeenKey(s.kbuf[:0], fp)
-	s.set(s.kbuf, nil)
-	s.added[fp] = s.gen // the cache may evict it before its group is applied
+	s.fresh = binary.BigEndian.AppendUint64(s.fresh, fp) // the group's record of the seen-set's log
+	s.added[fp] = s.gen                                  // until merged into the database
 	delete(s.absent, fp)
 	s.cache.add(fp) // Mercator's table of recent additions, in the same cache
 	s.nSeen++
@@ -75,7 +75,7 @@ func (t *Seen) read(fp uint64) bool {
 		return false // read by Prepare, and not added since
 	}
 	if _, ok := s.added[fp]; ok {
-		return true // added in a group not yet applied to the database
+		return true // added, not yet merged into the database
 	}
 	s.seenStats.Reads++
 	if s.err != nil {

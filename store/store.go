@@ -51,8 +51,10 @@ const (
 const l0Compaction = 12
 
 // formatVersion is written in a new store and checked on open. 2: queue
-// entries keep their URLs without "http(s)://"+host.
-const formatVersion = 2
+// entries keep their URLs without "http(s)://"+host; 3: the seen-set's
+// new fingerprints are logged ("l" keys) and merged (a store of format 2
+// is opened, and marked 3).
+const formatVersion = 3
 
 // headMax is how many waiting entries of a host are kept in memory.
 const headMax = 4
@@ -119,6 +121,12 @@ type Options struct {
 	// durable first: with (*warc.Writer).Sync, the archive records of the
 	// pages a group marks done are synced before the group is.
 	BeforeCommit func() error
+	// MergeURLs is how many new URLs the seen-set gathers in its log (a
+	// record of each commit group's) before it merges them into its table,
+	// as one sorted file that Pebble links in rather than as one memtable
+	// insert each; until then it looks them up in memory (20 to 40 bytes
+	// each). 0: DefaultMergeURLs; negative: once any group is committed.
+	MergeURLs int
 	// FS is the file system the database lives in. Nil: the operating
 	// system's. Tests use Pebble's vfs.NewCrashableMem.
 	FS vfs.FS
@@ -177,8 +185,19 @@ type Store struct {
 	// committing group is applied off the scheduler's goroutine, so that
 	// its memtable inserts (a third of the scheduler's time) run beside it.
 	gen     uint64
-	added   map[uint64]uint64 // fingerprint added -> its group's gen
+	added   map[uint64]uint64 // fingerprint added -> its group's gen, until merged (see seenlog.go)
 	touched []*hostQueue      // hosts with writes in hostQueue.writes
+
+	// The seen-set's log (see seenlog.go).
+	fresh          []byte // the fingerprints added in the gathering group, 8 bytes each
+	committingURLs int    // in the group committing
+	unmerged       int    // in the groups applied and not being merged
+	mergeURLs      int    // Options.MergeURLs
+	merging        chan error
+	mergedUpTo     uint64 // the last group the merge under way covers
+	fs             vfs.FS
+	mergePath      string
+	tableOptions   sstable.WriterOptions
 
 	closed  bool
 	closing bool      // Close is flushing: every kept value is written
@@ -253,6 +272,7 @@ func Open(dir string, o *Options) (*Store, error) {
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
+	po.EnsureDefaults()
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		if locked(err) {
@@ -270,6 +290,10 @@ func Open(dir string, o *Options) (*Store, error) {
 		out:          map[uint64]handedOut{},
 		absent:       map[uint64]struct{}{},
 		added:        map[uint64]uint64{},
+		mergeURLs:    max(1, politeness.Or(o.MergeURLs, DefaultMergeURLs)),
+		fs:           po.FS,
+		mergePath:    po.FS.PathJoin(dir, mergeFile),
+		tableOptions: po.MakeWriterOptions(0, db.TableFormat()),
 	}
 	s.waiting.byReadyAt = true
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
@@ -298,8 +322,13 @@ func (s *Store) load() error {
 	default:
 		version := bytes.Clone(v)
 		closer.Close()
-		if len(version) != 1 || version[0] != formatVersion {
+		if len(version) != 1 || version[0] != formatVersion && version[0] != 2 {
 			return fmt.Errorf("%w: format %v, want %d", ErrVersion, version, formatVersion)
+		}
+		if version[0] != formatVersion { // 2 has no seen-set log: it reads as 3
+			if err := s.db.Set(metaKey, []byte{formatVersion}, pebble.Sync); err != nil {
+				return err
+			}
 		}
 	}
 	if v, closer, err := s.db.Get(requestsKey); err == nil {
@@ -322,6 +351,9 @@ func (s *Store) load() error {
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := s.mergeLog(); err != nil {
 		return err
 	}
 	err = s.scan(prefixSeen, func(k, _ []byte) error {
@@ -430,14 +462,14 @@ func (s *Store) Commit() error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.batch.Empty() {
+	if s.batch.Empty() && len(s.fresh) == 0 {
 		s.opened = time.Time{}
 		return nil
 	}
 	if s.opened.IsZero() {
 		s.opened = time.Now()
 	}
-	if s.syncInterval > 0 && time.Since(s.opened) < s.syncInterval && s.batch.Len() < maxGroupBytes {
+	if s.syncInterval > 0 && time.Since(s.opened) < s.syncInterval && s.batch.Len()+len(s.fresh) < maxGroupBytes {
 		return nil
 	}
 	return s.commitGroup(s.syncInterval <= 0)
@@ -458,6 +490,8 @@ func (s *Store) commitGroup(wait bool) error {
 		return s.err
 	}
 	s.opened = time.Time{}
+	s.finishMerge(false)
+	urls := s.logSeen()
 	if !s.batch.Empty() || s.closing {
 		s.writeKept()
 	}
@@ -466,6 +500,8 @@ func (s *Store) commitGroup(wait bool) error {
 		if err := s.waitCommitted(); err != nil {
 			return err
 		}
+		s.startMerge()
+		s.committingURLs = urls
 		s.committing = make(chan error, 1)
 		go commit(s.db, s.batch, s.beforeCommit, s.committing)
 		s.batch = s.db.NewBatch()
@@ -548,6 +584,8 @@ func sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
 			err = out.Set(o.key, o.value, nil)
 		case pebble.InternalKeyKindDelete:
 			err = out.Delete(o.key, nil)
+		case pebble.InternalKeyKindRangeDelete:
+			err = out.DeleteRange(o.key, o.value, nil)
 		default:
 			err = fmt.Errorf("a write of kind %v", o.kind)
 		}
@@ -589,11 +627,8 @@ func (s *Store) waitCommitted() error {
 		return err
 	}
 	applied := s.gen - 1 // the gathering group is gen
-	for fp, g := range s.added {
-		if g <= applied {
-			delete(s.added, fp)
-		}
-	}
+	s.unmerged += s.committingURLs
+	s.committingURLs = 0
 	kept := s.touched[:0]
 	for _, h := range s.touched {
 		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= applied })
@@ -637,6 +672,7 @@ func (s *Store) Close() error {
 		return ErrClosed
 	}
 	s.closed, s.closing = true, true
+	s.finishMerge(true)
 	err := s.Flush()
 	return errors.Join(err, s.closeDB())
 }
@@ -655,6 +691,9 @@ func (s *Store) closeDB() (err error) {
 				return nil
 			}
 		}
+	}
+	if s.merging != nil { // a merge under way, after an error
+		<-s.merging
 	}
 	defer recoverFatal(&err)
 	s.batch.Close()

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// The seen-set's new fingerprints go to its log, one record a commit
+// group, and are merged into the table of seen keys in batches of
+// MergeURLs, off the crawler's goroutine; Open merges what log is left.
+// Every fingerprint is seen throughout.
+func TestSeenLogMerges(t *testing.T) {
+	fs := vfs.NewMem()
+	o := &Options{FS: fs, ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
+	s, err := Open("crawl", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(s *Store, prefix byte) (n int) {
+		t.Helper()
+		if err := s.scan(prefix, func(_, _ []byte) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const urls = 200
+	for fp := uint64(1); fp <= urls; fp++ {
+		if !s.Seen().Add(fp) {
+			t.Fatalf("Add(%d) of a new fingerprint = false", fp)
+		}
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		s.finishMerge(true) // one merge started, if 10 were committed: wait for it
+		if s.Seen().Add(fp) {
+			t.Fatalf("Add(%d) again = true", fp)
+		}
+	}
+	merged := count(s, prefixSeen)
+	if merged < urls-2*o.MergeURLs || len(s.added) != urls-merged {
+		t.Errorf("%d seen keys merged and %d fingerprints in memory, of %d added", merged, len(s.added), urls)
+	}
+	for fp := uint64(1); fp <= urls+10; fp++ {
+		if got := s.Seen().Contains(fp); got != (fp <= urls) {
+			t.Errorf("Contains(%d) = %v", fp, got)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open("crawl", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, logged := count(s, prefixSeen), count(s, prefixSeenLog); n != urls || logged != 0 || len(s.added) != 0 || s.Seen().Len() != urls {
+		t.Errorf("reopened: %d seen keys, %d log records, %d in memory, Len %d; want %d, 0, 0, %d", n, logged, len(s.added), s.Seen().Len(), urls, urls)
+	}
+	for fp := uint64(1); fp <= urls+10; fp++ {
+		if got := s.Seen().Contains(fp); got != (fp <= urls) {
+			t.Errorf("reopened: Contains(%d) = %v", fp, got)
+		}
+	}
+}
