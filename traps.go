@@ -11,6 +11,7 @@ import (
 
 	"crawler/canon"
 	"crawler/politeness"
+	"crawler/seen"
 )
 
 // Defaults of [Traps].
@@ -97,7 +98,7 @@ type trapRules struct {
 
 	perHost     map[string]int                 // scheduler only: URLs queued per host
 	queryValues map[string]map[uint64]struct{} // scheduler only: host "\x00" name -> value hashes
-	content     map[uint64]struct{}            // scheduler only: content fingerprints seen
+	content     *seen.Exact                    // scheduler only: content fingerprints seen (a third of a map's memory)
 	patterns    map[hostPattern]*patternCount  // scheduler only: pages and duplicates per pattern
 
 	mu       sync.RWMutex
@@ -122,7 +123,7 @@ func newTrapRules(t Traps) *trapRules {
 		duplicatePages:    politeness.Or(t.DuplicatePages, DefaultDuplicatePages),
 		perHost:           map[string]int{},
 		queryValues:       map[string]map[uint64]struct{}{},
-		content:           map[uint64]struct{}{},
+		content:           seen.NewExact(0),
 		patterns:          map[hostPattern]*patternCount{},
 		blocked:           map[string]map[string]bool{},
 	}
@@ -240,8 +241,7 @@ func (t *trapRules) admitQuery(u, host string) bool {
 // page records the content fingerprint of a fetched HTML page and reports
 // the pattern it stopped, if this page was the one that tipped it.
 func (t *trapRules) page(u, host string, content uint64) (stopped string, duplicate bool) {
-	_, duplicate = t.content[content]
-	t.content[content] = struct{}{}
+	duplicate = !t.content.Add(content)
 	if t.duplicatePages <= 0 {
 		return "", duplicate
 	}
