@@ -41,7 +41,7 @@ func (t *Seen) Add(fp uint64) bool {
 		return false
 	}
 	s.fresh = binary.BigEndian.AppendUint64(s.fresh, fp) // the group's record of the seen-set's log
-	s.added[fp] = s.gen                                  // until merged into the database
+	s.recent.Add(fp)                                     // until merged into the database
 	delete(s.absent, fp)
 	s.cache.add(fp) // Mercator's table of recent additions, in the same cache
 	s.nSeen++
@@ -74,7 +74,7 @@ func (t *Seen) read(fp uint64) bool {
 	if _, ok := s.absent[fp]; ok {
 		return false // read by Prepare, and not added since
 	}
-	if _, ok := s.added[fp]; ok {
+	if s.unmerged(fp) {
 		return true // added, not yet merged into the database
 	}
 	s.seenStats.Reads++
@@ -109,7 +109,7 @@ func (t *Seen) Prepare(fps []uint64) {
 		if s.cache.contains(fp) || s.bloom != nil && !s.bloom.Contains(fp) {
 			continue
 		}
-		if _, ok := s.added[fp]; ok {
+		if s.unmerged(fp) {
 			continue
 		}
 		need = append(need, fp)

@@ -11,6 +11,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"crawler/seen"
 )
 
 // The seen-set's new fingerprints are not written one key each, which
@@ -23,7 +25,7 @@ import (
 // them, sorted, as one table of "s"+fingerprint keys and ingests it into
 // the database (Pebble links the file in, no memtable, no write-ahead
 // log); the next group deletes the log records it covered. Until then
-// the store finds them in memory (Store.added). A crash between the
+// the store finds them in memory (Store.recent, Store.mergingSet). A crash between the
 // ingestion and the deletion leaves fingerprints in both, which is
 // harmless: Open merges what log it finds before anything else.
 
@@ -44,32 +46,34 @@ func seenLogKey(gen uint64) []byte {
 const mergeFile = "merge.sst"
 
 // logSeen writes the fingerprints added in the gathering group as its
-// record of the seen-set's log, and returns how many there are.
-func (s *Store) logSeen() int {
-	n := len(s.fresh) / 8
-	if n > 0 {
+// record of the seen-set's log.
+func (s *Store) logSeen() {
+	if len(s.fresh) > 0 {
 		s.set(seenLogKey(s.gen), s.fresh)
-		s.fresh = s.fresh[:0]
 	}
-	return n
+}
+
+// unmerged reports whether fp was added and is not yet merged into the
+// database.
+func (s *Store) unmerged(fp uint64) bool {
+	return s.recent.Contains(fp) || s.mergingSet != nil && s.mergingSet.Contains(fp)
 }
 
 // startMerge starts merging the fingerprints of the groups applied, if
 // there are enough of them and no merge is under way. It is called when no
-// group is being committed: every group before the gathering one is
-// applied.
+// group is being committed: every group before the gathering one (whose
+// fingerprints are in s.fresh) is applied.
 func (s *Store) startMerge() {
-	if s.merging != nil || s.unmerged < s.mergeURLs || s.err != nil || s.closing {
+	if s.merging != nil || len(s.applied) < s.mergeURLs || s.err != nil || s.closing {
 		return
 	}
-	applied := s.gen - 1
-	fps := make([]uint64, 0, s.unmerged)
-	for fp, g := range s.added {
-		if g <= applied {
-			fps = append(fps, fp)
-		}
+	fps := s.applied
+	s.applied = nil
+	s.mergedUpTo = s.gen - 1
+	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
+	for b := s.fresh; len(b) > 0; b = b[8:] {
+		s.recent.Add(binary.BigEndian.Uint64(b))
 	}
-	s.mergedUpTo, s.unmerged = applied, 0
 	done := make(chan error, 1)
 	s.merging = done
 	go func() { done <- mergeSeen(s.db, s.fs, s.mergePath, s.tableOptions, fps) }()
@@ -97,11 +101,7 @@ func (s *Store) finishMerge(wait bool) {
 		s.write(err)
 		return
 	}
-	for fp, g := range s.added {
-		if g <= s.mergedUpTo {
-			delete(s.added, fp)
-		}
-	}
+	s.mergingSet = nil
 	if s.err == nil {
 		s.write(s.batch.DeleteRange(seenLogKey(0), seenLogKey(s.mergedUpTo+1), nil))
 	}

@@ -38,8 +38,8 @@ func TestSeenLogMerges(t *testing.T) {
 		}
 	}
 	merged := count(s, prefixSeen)
-	if merged < urls-2*o.MergeURLs || len(s.added) != urls-merged {
-		t.Errorf("%d seen keys merged and %d fingerprints in memory, of %d added", merged, len(s.added), urls)
+	if merged < urls-2*o.MergeURLs || s.recent.Len() != urls-merged || s.mergingSet != nil {
+		t.Errorf("%d seen keys merged and %d fingerprints in memory, of %d added", merged, s.recent.Len(), urls)
 	}
 	for fp := uint64(1); fp <= urls+10; fp++ {
 		if got := s.Seen().Contains(fp); got != (fp <= urls) {
@@ -55,8 +55,8 @@ func TestSeenLogMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n, logged := count(s, prefixSeen), count(s, prefixSeenLog); n != urls || logged != 0 || len(s.added) != 0 || s.Seen().Len() != urls {
-		t.Errorf("reopened: %d seen keys, %d log records, %d in memory, Len %d; want %d, 0, 0, %d", n, logged, len(s.added), s.Seen().Len(), urls, urls)
+	if n, logged := count(s, prefixSeen), count(s, prefixSeenLog); n != urls || logged != 0 || s.recent.Len() != 0 || s.Seen().Len() != urls {
+		t.Errorf("reopened: %d seen keys, %d log records, %d in memory, Len %d; want %d, 0, 0, %d", n, logged, s.recent.Len(), s.Seen().Len(), urls, urls)
 	}
 	for fp := uint64(1); fp <= urls+10; fp++ {
 		if got := s.Seen().Contains(fp); got != (fp <= urls) {

@@ -124,7 +124,7 @@ type Options struct {
 	// MergeURLs is how many new URLs the seen-set gathers in its log (a
 	// record of each commit group's) before it merges them into its table,
 	// as one sorted file that Pebble links in rather than as one memtable
-	// insert each; until then it looks them up in memory (20 to 40 bytes
+	// insert each; until then it looks them up in memory (20 to 30 bytes
 	// each). 0: DefaultMergeURLs; negative: once any group is committed.
 	MergeURLs int
 	// FS is the file system the database lives in. Nil: the operating
@@ -185,19 +185,20 @@ type Store struct {
 	// committing group is applied off the scheduler's goroutine, so that
 	// its memtable inserts (a third of the scheduler's time) run beside it.
 	gen     uint64
-	added   map[uint64]uint64 // fingerprint added -> its group's gen, until merged (see seenlog.go)
-	touched []*hostQueue      // hosts with writes in hostQueue.writes
+	touched []*hostQueue // hosts with writes in hostQueue.writes
 
 	// The seen-set's log (see seenlog.go).
-	fresh          []byte // the fingerprints added in the gathering group, 8 bytes each
-	committingURLs int    // in the group committing
-	unmerged       int    // in the groups applied and not being merged
-	mergeURLs      int    // Options.MergeURLs
-	merging        chan error
-	mergedUpTo     uint64 // the last group the merge under way covers
-	fs             vfs.FS
-	mergePath      string
-	tableOptions   sstable.WriterOptions
+	recent        *seen.Exact // the fingerprints added since the last merge began
+	mergingSet    *seen.Exact // those of the merge under way (and a few more), or nil
+	fresh         []byte      // the fingerprints added in the gathering group, 8 bytes each
+	committingFPs []byte      // those of the group committing
+	applied       []uint64    // those of the groups applied since the last merge began
+	mergeURLs     int         // Options.MergeURLs
+	merging       chan error
+	mergedUpTo    uint64 // the last group the merge under way covers
+	fs            vfs.FS
+	mergePath     string
+	tableOptions  sstable.WriterOptions
 
 	closed  bool
 	closing bool      // Close is flushing: every kept value is written
@@ -289,7 +290,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
 		absent:       map[uint64]struct{}{},
-		added:        map[uint64]uint64{},
+		recent:       seen.NewExact(0),
 		mergeURLs:    max(1, politeness.Or(o.MergeURLs, DefaultMergeURLs)),
 		fs:           po.FS,
 		mergePath:    po.FS.PathJoin(dir, mergeFile),
@@ -491,7 +492,7 @@ func (s *Store) commitGroup(wait bool) error {
 	}
 	s.opened = time.Time{}
 	s.finishMerge(false)
-	urls := s.logSeen()
+	s.logSeen()
 	if !s.batch.Empty() || s.closing {
 		s.writeKept()
 	}
@@ -501,7 +502,7 @@ func (s *Store) commitGroup(wait bool) error {
 			return err
 		}
 		s.startMerge()
-		s.committingURLs = urls
+		s.committingFPs, s.fresh = s.fresh, s.committingFPs[:0]
 		s.committing = make(chan error, 1)
 		go commit(s.db, s.batch, s.beforeCommit, s.committing)
 		s.batch = s.db.NewBatch()
@@ -627,8 +628,10 @@ func (s *Store) waitCommitted() error {
 		return err
 	}
 	applied := s.gen - 1 // the gathering group is gen
-	s.unmerged += s.committingURLs
-	s.committingURLs = 0
+	for b := s.committingFPs; len(b) > 0; b = b[8:] {
+		s.applied = append(s.applied, binary.BigEndian.Uint64(b))
+	}
+	s.committingFPs = s.committingFPs[:0]
 	kept := s.touched[:0]
 	for _, h := range s.touched {
 		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= applied })
