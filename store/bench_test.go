@@ -104,7 +104,9 @@ var benchPages = flag.Int("store.pages", 300_000, "pages BenchmarkPages crawls")
 // batch; the new ones are pushed, the page done and the step committed.
 // Those are the shares of a crawl of bench's web (2.9M URLs discovered at
 // 300k pages, 0.6 store reads a page). It reports the time and the CPU
-// time (Pebble's compactions included) per page.
+// time (Pebble's compactions included) per page, the store's reads per
+// page, and the share of the seen tests the Bloom filter could not answer
+// that the cache answered.
 //
 //	go test -run '^$' -bench Pages -benchtime 1x -count 5 ./store
 func BenchmarkPages(b *testing.B) {
@@ -189,6 +191,7 @@ func BenchmarkPages(b *testing.B) {
 		b.ReportMetric(float64(elapsed.Nanoseconds())/float64(*benchPages), "ns/page")
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(*benchPages), "cpu-ns/page")
 		b.ReportMetric(float64(stats.Reads)/float64(*benchPages), "reads/page")
+		b.ReportMetric(100*float64(stats.CacheHits)/float64(stats.CacheHits+stats.Reads), "cache-hit-%")
 		b.ReportMetric(float64(after.Maxrss)/1024, "peak-RSS-MB")
 	}
 }

@@ -21,13 +21,13 @@ import (
 // keys and the queue entries together). A commit group writes the
 // fingerprints added in it as one record of its log, "l"+gen, with the
 // group's other writes, so that they are as durable and as atomic as
-// before. Once DefaultMergeURLs of them are applied, a goroutine writes
+// before. Once Options.MergeURLs of them are applied, a goroutine writes
 // them, sorted, as one table of "s"+fingerprint keys and ingests it into
-// the database (Pebble links the file in, no memtable, no write-ahead
-// log); the next group deletes the log records it covered. Until then
-// the store finds them in memory (Store.recent, Store.mergingSet). A crash between the
-// ingestion and the deletion leaves fingerprints in both, which is
-// harmless: Open merges what log it finds before anything else.
+// the database (Pebble links the file in: no memtable, no write-ahead
+// log); the next group deletes the log records it covered. Until then the
+// store finds them in memory (Store.recent, Store.mergingSet). A crash
+// between the ingestion and the deletion leaves fingerprints in both,
+// which is harmless: Open merges what log it finds before anything else.
 
 // prefixSeenLog is the prefix of the seen-set's log: "l" gen, the
 // fingerprints a commit group added (8 bytes each, big-endian).
