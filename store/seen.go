@@ -67,8 +67,8 @@ func (t *Seen) Contains(fp uint64) bool {
 }
 
 // read is Contains for a fingerprint neither the cache nor the Bloom
-// filter answered: from what Prepare read, the groups not yet applied, or
-// a read of the store.
+// filter answered: from what Prepare read, the fingerprints added and not
+// yet merged into the database, or a read of the store.
 func (t *Seen) read(fp uint64) bool {
 	s := (*Store)(t)
 	if _, ok := s.absent[fp]; ok {
