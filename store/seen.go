@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -40,8 +39,8 @@ func (t *Seen) Add(fp uint64) bool {
 	} else if t.read(fp) {
 		return false
 	}
-	s.fresh = binary.BigEndian.AppendUint64(s.fresh, fp) // the group's record of the seen-set's log
-	s.recent.Add(fp)                                     // until merged into the database
+	s.fresh = append(s.fresh, fp) // for the group's record of the seen-set's log
+	s.recent.Add(fp)              // until merged into the database
 	delete(s.absent, fp)
 	s.cache.add(fp) // Mercator's table of recent additions, in the same cache
 	s.nSeen++

@@ -48,9 +48,14 @@ const mergeFile = "merge.sst"
 // logSeen writes the fingerprints added in the gathering group as its
 // record of the seen-set's log.
 func (s *Store) logSeen() {
-	if len(s.fresh) > 0 {
-		s.set(seenLogKey(s.gen), s.fresh)
+	if len(s.fresh) == 0 {
+		return
 	}
+	s.vbuf = s.vbuf[:0]
+	for _, fp := range s.fresh {
+		s.vbuf = binary.BigEndian.AppendUint64(s.vbuf, fp)
+	}
+	s.set(seenLogKey(s.gen), s.vbuf)
 }
 
 // unmerged reports whether fp was added and is not yet merged into the
@@ -71,8 +76,8 @@ func (s *Store) startMerge() {
 	s.applied = nil
 	s.mergedUpTo = s.gen - 1
 	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
-	for b := s.fresh; len(b) > 0; b = b[8:] {
-		s.recent.Add(binary.BigEndian.Uint64(b))
+	for _, fp := range s.fresh {
+		s.recent.Add(fp)
 	}
 	done := make(chan error, 1)
 	s.merging = done

@@ -191,8 +191,8 @@ type Store struct {
 	// The seen-set's log (see seenlog.go).
 	recent        *seen.Exact // the fingerprints added since the last merge began
 	mergingSet    *seen.Exact // those of the merge under way (and a few more), or nil
-	fresh         []byte      // the fingerprints added in the gathering group, 8 bytes each
-	committingFPs []byte      // those of the group committing
+	fresh         []uint64    // the fingerprints added in the gathering group
+	committingFPs []uint64    // those of the group committing
 	applied       []uint64    // those of the groups applied since the last merge began
 	mergeURLs     int         // Options.MergeURLs
 	merging       chan error
@@ -471,7 +471,7 @@ func (s *Store) Commit() error {
 	if s.opened.IsZero() {
 		s.opened = time.Now()
 	}
-	if s.syncInterval > 0 && time.Since(s.opened) < s.syncInterval && s.batch.Len()+len(s.fresh) < maxGroupBytes {
+	if s.syncInterval > 0 && time.Since(s.opened) < s.syncInterval && s.batch.Len()+8*len(s.fresh) < maxGroupBytes {
 		return nil
 	}
 	return s.commitGroup(s.syncInterval <= 0)
@@ -629,9 +629,7 @@ func (s *Store) waitCommitted() error {
 		return err
 	}
 	applied := s.gen - 1 // the gathering group is gen
-	for b := s.committingFPs; len(b) > 0; b = b[8:] {
-		s.applied = append(s.applied, binary.BigEndian.Uint64(b))
-	}
+	s.applied = append(s.applied, s.committingFPs...)
 	s.committingFPs = s.committingFPs[:0]
 	kept := s.touched[:0]
 	for _, h := range s.touched {
