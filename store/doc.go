@@ -12,11 +12,13 @@
 // its new links, its host's next time), and commits each step as one
 // Pebble batch, in groups: the steps of a few milliseconds
 // (Options.SyncInterval) are committed together, applied and synced to
-// disk by a goroutine of their own while the next group gathers (reads
-// see the groups not yet applied through small in-memory overlays). A
-// crash, of the process or of the machine, loses at most the last two
-// groups (10 ms of steps and a sync, by default), and keeps each step
-// whole or not at all. Entries handed out are written
+// disk by a goroutine of their own while the next groups gather (reads
+// see the groups not yet applied through small in-memory overlays; the
+// crawl waits only if four groups are still syncing). A crash, of the
+// process or of the machine, loses at most the steps since the last sync
+// that ended: the group gathering and those syncing (5 ms of steps and a
+// sync's time, by default), and keeps each step whole or not at all.
+// Entries handed out are written
 // nowhere, so after a crash the pages in flight are fetched again (at
 // least once).
 //

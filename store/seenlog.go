@@ -64,18 +64,23 @@ func (s *Store) unmerged(fp uint64) bool {
 	return s.recent.Contains(fp) || s.mergingSet != nil && s.mergingSet.Contains(fp)
 }
 
-// startMerge starts merging the fingerprints of the groups applied, if
-// there are enough of them and no merge is under way. It is called when no
-// group is being committed: every group before the gathering one (whose
-// fingerprints are in s.fresh) is applied.
+// startMerge starts merging the fingerprints of the groups synced, if
+// there are enough of them and no merge is under way. Those of the groups
+// still committing and of the one gathering stay in the log, and in
+// Store.recent.
 func (s *Store) startMerge() {
 	if s.merging != nil || len(s.applied) < s.mergeURLs || s.err != nil || s.closing {
 		return
 	}
 	fps := s.applied
 	s.applied = nil
-	s.mergedUpTo = s.gen - 1
+	s.mergedUpTo = s.syncedGen
 	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
+	for _, c := range s.committing {
+		for _, fp := range c.fps {
+			s.recent.Add(fp)
+		}
+	}
 	for _, fp := range s.fresh {
 		s.recent.Add(fp)
 	}

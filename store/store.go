@@ -95,9 +95,9 @@ type Options struct {
 	// DefaultCachedURLs; negative: 7, next to none.
 	CachedURLs int
 	// SyncInterval is how long the steps of a commit group may gather
-	// before they are committed as one batch, synced while the next group
-	// gathers: a crash, of the process or the machine, loses at most two
-	// groups (about twice SyncInterval, plus a sync). 0:
+	// before they are committed as one batch, synced while the next groups
+	// gather: a crash, of the process or the machine, loses at most the
+	// group gathering and those syncing (SyncInterval, plus a sync). 0:
 	// DefaultSyncInterval; negative: each step is committed and synced
 	// alone, before Commit returns.
 	SyncInterval time.Duration
@@ -149,10 +149,11 @@ type Options struct {
 type Store struct {
 	db    *pebble.DB
 	batch *pebble.Batch // the step in progress: not indexed, see the overlays below
-	// committing is the group committed last, applied and synced by a
-	// goroutine of its own while the next group gathers; it reports there,
-	// once. Nil if none is outstanding.
-	committing   chan error
+	// committing are the groups committed and not yet known synced, oldest
+	// first, at most maxCommitting: each is applied and synced by a
+	// goroutine of its own, in order, while the next groups gather.
+	committing   []committing
+	lastApplied  <-chan error  // reports once the newest group committing is applied (see commit)
 	syncInterval time.Duration // 0: every step is its own group
 	beforeCommit func() error  // Options.BeforeCommit
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
@@ -181,25 +182,25 @@ type Store struct {
 	aopic *AOPIC // the store's frontier, if an AOPIC (see Store.AOPIC)
 
 	// The overlays: what reads of the database must see of the groups not
-	// yet applied to it (the one gathering, generation gen, and the one
-	// committing, gen-1), until they are. The batch is not indexed and the
-	// committing group is applied off the scheduler's goroutine, so that
-	// its memtable inserts (a third of the scheduler's time) run beside it.
+	// yet applied to it (the one gathering, generation gen, and those
+	// committing), until they are. The batch is not indexed and the
+	// groups are applied off the scheduler's goroutine, so that their
+	// memtable inserts (a third of the scheduler's time) run beside it.
 	gen     uint64
 	touched []*hostQueue // hosts with writes in hostQueue.writes
 
 	// The seen-set's log (see seenlog.go).
-	recent        *seen.Exact // the fingerprints added since the last merge began
-	mergingSet    *seen.Exact // those of the merge under way (and a few more), or nil
-	fresh         []uint64    // the fingerprints added in the gathering group
-	committingFPs []uint64    // those of the group committing
-	applied       []uint64    // those of the groups applied since the last merge began
-	mergeURLs     int         // Options.MergeURLs
-	merging       chan error
-	mergedUpTo    uint64 // the last group the merge under way covers
-	fs            vfs.FS
-	mergePath     string
-	tableOptions  sstable.WriterOptions
+	recent       *seen.Exact // the fingerprints added since the last merge began
+	mergingSet   *seen.Exact // those of the merge under way (and a few more), or nil
+	fresh        []uint64    // the fingerprints added in the gathering group
+	applied      []uint64    // those of the groups synced since the last merge began
+	syncedGen    uint64      // the last group known synced, if any is
+	mergeURLs    int         // Options.MergeURLs
+	merging      chan error
+	mergedUpTo   uint64 // the last group the merge under way covers
+	fs           vfs.FS
+	mergePath    string
+	tableOptions sstable.WriterOptions
 
 	closed  bool
 	closing bool      // Close is flushing: every kept value is written
@@ -453,13 +454,14 @@ func (s *Store) Hosts() int { return len(s.hosts) }
 func (s *Store) Requests() int64 { return s.requests }
 
 // Commit ends a step. Steps are committed in groups, as one batch, when
-// the group is SyncInterval old (or large); a group's sync to disk runs
-// while the next group gathers, and Commit waits for it before it commits
-// that next one. So a crash of the process or the machine loses at most
-// the steps of two groups, and each step whole or not at all. With a
-// negative SyncInterval every step is its own group, synced before Commit
-// returns. After a write error every call returns that error, and the
-// crawl should stop.
+// the group is SyncInterval old (or large); a group is applied and synced
+// while the next groups gather, and Commit waits only when maxCommitting
+// groups are still being synced. So a crash of the process or the machine
+// loses at most the steps of the group gathering and those being synced
+// (at most maxCommitting, a sync's time), and each step whole or not at
+// all. With a negative SyncInterval every step is its own group, synced
+// before Commit returns. After a write error every call returns that
+// error, and the crawl should stop.
 func (s *Store) Commit() error {
 	if s.err != nil {
 		return s.err
@@ -480,13 +482,27 @@ func (s *Store) Commit() error {
 // maxGroupBytes bounds a commit group's batch.
 const maxGroupBytes = 4 << 20
 
+// maxCommitting is how many commit groups may be applied and synced at
+// once. A sync usually takes less than a group's SyncInterval, but on a
+// busy machine one can take several: the crawl goes on meanwhile, and
+// Pebble syncs the groups that gathered behind it with one write.
+const maxCommitting = 4
+
+// committing is a commit group being applied and synced.
+type committing struct {
+	gen  uint64
+	fps  []uint64   // the fingerprints it added
+	done chan error // reports once, when it is synced or has failed
+}
+
 // Flush commits the steps ended and not yet committed, and waits until
 // every step committed is synced to disk. The crawler calls it before it
 // waits with nothing in flight, and at the end of a Run.
 func (s *Store) Flush() error { return s.commitGroup(true) }
 
-// commitGroup commits the group in the batch, if any, after waiting for
-// the previous group's commit; with wait, it waits for this one's too.
+// commitGroup commits the group in the batch, if any, once fewer than
+// maxCommitting groups are being committed; with wait, it waits until
+// every group is synced.
 func (s *Store) commitGroup(wait bool) error {
 	if s.err != nil {
 		return s.err
@@ -499,45 +515,66 @@ func (s *Store) commitGroup(wait bool) error {
 	}
 	if !s.batch.Empty() {
 		s.set(requestsKey, binary.BigEndian.AppendUint64(nil, uint64(s.requests)))
-		if err := s.waitCommitted(); err != nil {
+		if err := s.reap(maxCommitting - 1); err != nil {
 			return err
 		}
 		s.startMerge()
-		s.committingFPs, s.fresh = s.fresh, s.committingFPs[:0]
-		s.committing = make(chan error, 1)
-		go commit(s.db, s.batch, s.beforeCommit, s.committing)
+		c := committing{gen: s.gen, fps: s.fresh, done: make(chan error, 1)}
+		applied := make(chan error, 1)
+		go commit(s.db, s.batch, s.beforeCommit, s.lastApplied, applied, c.done)
+		s.committing = append(s.committing, c)
+		s.lastApplied = applied
+		s.fresh = make([]uint64, 0, cap(c.fps))
 		s.batch = s.db.NewBatch()
 		s.gen++
 	}
 	if wait {
-		return s.waitCommitted()
+		return s.reap(0)
 	}
 	return nil
 }
 
-// commit calls before, if set, then applies b to db and syncs it, and
-// reports on done. Pebble's pipelined commit (ApplyNoSyncWait, which
+// commit applies b to db, once the group before it is applied (prev
+// reports it, unless nil), and reports on applied; then, after before, if
+// set, it syncs b, and reports on done. If the group before failed, so
+// does this one, unapplied: a group may undo what the one before it did,
+// or build on it. Pebble's pipelined commit (ApplyNoSyncWait, which
 // CockroachDB uses the same way; its API is marked experimental, and the
-// version is pinned by go.mod and checked by TestCrash and TestModel) lets
-// the next group's commit apply while this one syncs.
-func commit(db *pebble.DB, b *pebble.Batch, before func() error, done chan<- error) {
+// version is pinned by go.mod and checked by TestCrash and TestModel)
+// lets the groups after one apply while it syncs, and syncs them with one
+// write.
+func commit(db *pebble.DB, b *pebble.Batch, before func() error, prev <-chan error, applied, done chan<- error) {
 	var err error
-	defer func() { done <- err }()
+	applying := true
+	defer func() {
+		if applying {
+			applied <- err
+		}
+		done <- err
+	}()
 	defer recoverFatal(&err)
+	if b, err = sorted(db, b); err != nil {
+		err = fmt.Errorf("store: commit: %w", err)
+		return
+	}
+	if prev != nil {
+		if err = <-prev; err != nil {
+			return // reported by the group before
+		}
+	}
 	if before != nil {
 		if err = before(); err != nil {
 			err = fmt.Errorf("store: before commit: %w", err)
 			return
 		}
 	}
-	if b, err = sorted(db, b); err != nil {
+	if err = db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
 		err = fmt.Errorf("store: commit: %w", err)
 		return
 	}
-	if err = db.ApplyNoSyncWait(b, pebble.Sync); err == nil {
-		err = b.SyncWait()
-	}
-	if err != nil {
+	applying = false
+	applied <- nil
+	if err = b.SyncWait(); err != nil {
 		err = fmt.Errorf("store: commit: %w", err)
 		return
 	}
@@ -615,25 +652,39 @@ func keyPrefix(key []byte) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// waitCommitted waits for the group committed last, if any is outstanding,
-// to be applied and synced, and then drops its writes from the overlays:
-// reads of the database see them now.
-func (s *Store) waitCommitted() error {
-	if s.committing == nil {
+// reap takes in the groups committed that are synced, oldest first,
+// waiting until at most keep are not; it drops their writes from the
+// overlays, since reads of the database see them now.
+func (s *Store) reap(keep int) error {
+	n := 0 // groups taken in
+reaping:
+	for ; n < len(s.committing); n++ {
+		c := s.committing[n]
+		var err error
+		if len(s.committing)-n > keep {
+			err = <-c.done
+		} else {
+			select {
+			case err = <-c.done:
+			default:
+				break reaping
+			}
+		}
+		if err != nil {
+			s.committing = s.committing[n+1:]
+			s.err = err
+			return err
+		}
+		s.applied = append(s.applied, c.fps...)
+		s.syncedGen = c.gen
+	}
+	if n == 0 {
 		return nil
 	}
-	err := <-s.committing
-	s.committing = nil
-	if err != nil {
-		s.err = err
-		return err
-	}
-	applied := s.gen - 1 // the gathering group is gen
-	s.applied = append(s.applied, s.committingFPs...)
-	s.committingFPs = s.committingFPs[:0]
+	s.committing = slices.Delete(s.committing, 0, n)
 	kept := s.touched[:0]
 	for _, h := range s.touched {
-		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= applied })
+		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= s.syncedGen })
 		if len(h.writes) > 0 {
 			kept = append(kept, h)
 		} else {
@@ -687,8 +738,8 @@ func (s *Store) closeDB() (err error) {
 	if _, fatal := errors.AsType[fatalError](s.err); fatal {
 		return nil
 	}
-	if s.committing != nil { // a group whose commit failed, or was not waited for
-		if err := <-s.committing; err != nil {
+	for _, c := range s.committing { // groups after one that failed, or not waited for
+		if err := <-c.done; err != nil {
 			if _, fatal := errors.AsType[fatalError](err); fatal {
 				return nil
 			}

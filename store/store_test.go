@@ -427,9 +427,9 @@ func TestAOPICReopen(t *testing.T) {
 
 // The store hands out what frontier.FIFO hands out, entry for entry, Tries
 // included, and its seen-set answers as a map does, whether a step's writes
-// are in the commit group gathering or the one committing (which reads of
-// the database do not see yet: the store keeps them in memory too) or
-// applied. A few hosts with
+// are in the commit group gathering or in one of those committing (which
+// reads of the database do not see yet: the store keeps them in memory
+// too) or applied. A few hosts with
 // long queues and many entries out empty their heads in memory often, and
 // load them again while the group in progress holds pushes, removals and
 // retries of their queues; a cache of 4 fingerprints evicts those added.
@@ -451,7 +451,11 @@ func TestModel(t *testing.T) {
 func testModel(t *testing.T, seed uint64, interval time.Duration, perHost int) {
 	r := rand.New(rand.NewPCG(seed, 6))
 	merge := []int{0, -1, 5}[seed%3] // the seen-set's log merged never, after every group, or every 5 URLs
-	st := open(t, nil, store.Options{ExpectedURLs: -1, CachedURLs: -1, SyncInterval: interval, PerHost: perHost, MergeURLs: merge})
+	o := store.Options{ExpectedURLs: -1, CachedURLs: -1, SyncInterval: interval, PerHost: perHost, MergeURLs: merge}
+	if interval == time.Nanosecond { // slow commits: groups pile up, each step's writes in the overlays
+		o.BeforeCommit = func() error { time.Sleep(100 * time.Microsecond); return nil }
+	}
+	st := open(t, nil, o)
 	f, s := st.Frontier(), st.Seen()
 	model := &frontier.FIFO{PerHost: perHost}
 	seen := map[uint64]bool{}
