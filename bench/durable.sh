@@ -2,11 +2,12 @@
 # Measures the durable crawl against the in-memory one (README, "Durable
 # crawls"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
 # answers take LATENCY, alternately in memory and with -state, RUNS times
-# each, and prints pages/s and peak RSS of each run.
+# each, with WORKERS workers (32 by default), and prints pages/s, peak RSS
+# and CPU time a page (user and system) of each run.
 #
-#   bench/durable.sh PAGES LATENCY RUNS      e.g. bench/durable.sh 300000 0 2
+#   bench/durable.sh PAGES LATENCY RUNS [WORKERS]   e.g. bench/durable.sh 300000 0 2
 set -euo pipefail
-PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-2}
+PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-2}; WORKERS=${4:-32}
 . "$(dirname "$0")/lib.sh"
 start_web -latency "$LATENCY"
 for i in $(seq "$RUNS"); do
@@ -14,9 +15,9 @@ for i in $(seq "$RUNS"); do
 		rm -rf "$tmp/state"
 		args=()
 		[ $mode = state ] && args=(-state "$tmp/state")
-		HTTP_PROXY=$proxy /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/crawl" "${args[@]}" \
-			-delay -1s -delay-factor -1 -workers 32 -max-pages "$PAGES" -json "$seed" > /dev/null 2>&1
-		read -r secs rss < "$tmp/time"
-		echo "$mode run=$i pages/s=$(awk "BEGIN { printf \"%d\", $PAGES / $secs }") rss_mb=$((rss / 1024)) seconds=$secs"
+		HTTP_PROXY=$proxy /usr/bin/time -f "%e %M %U %S" -o "$tmp/time" "$tmp/crawl" "${args[@]}" \
+			-delay -1s -delay-factor -1 -workers "$WORKERS" -max-pages "$PAGES" -json "$seed" > /dev/null 2>&1
+		read -r secs rss user sys < "$tmp/time"
+		echo "$mode run=$i pages/s=$(awk "BEGIN { printf \"%d\", $PAGES / $secs }") rss_mb=$((rss / 1024)) seconds=$secs cpu_ms/page=$(awk "BEGIN { printf \"%.3f\", ($user + $sys) * 1000 / $PAGES }")"
 	done
 done
