@@ -534,11 +534,11 @@ func (s *Store) commitGroup(wait bool) error {
 	return nil
 }
 
-// commit applies b to db, once the group before it is applied (prev
-// reports it, unless nil), and reports on applied; then, after before, if
-// set, it syncs b, and reports on done. If the group before failed, so
-// does this one, unapplied: a group may undo what the one before it did,
-// or build on it. Pebble's pipelined commit (ApplyNoSyncWait, which
+// commit sorts b, waits until the group before it is applied (prev
+// reports it, unless nil), calls before, if set, applies b to db and
+// reports on applied; then it syncs b, and reports on done. If the group
+// before failed, so does this one, unapplied: a group may undo what the
+// one before it did, or build on it. Pebble's pipelined commit (ApplyNoSyncWait, which
 // CockroachDB uses the same way; its API is marked experimental, and the
 // version is pinned by go.mod and checked by TestCrash and TestModel)
 // lets the groups after one apply while it syncs, and syncs them with one
