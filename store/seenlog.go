@@ -69,11 +69,11 @@ func (s *Store) unmerged(fp uint64) bool {
 // still committing and of the one gathering stay in the log, and in
 // Store.recent.
 func (s *Store) startMerge() {
-	if s.merging != nil || len(s.applied) < s.mergeURLs || s.err != nil || s.closing {
+	if s.merging != nil || len(s.synced) < s.mergeURLs || s.err != nil || s.closing {
 		return
 	}
-	fps := s.applied
-	s.applied = nil
+	fps := s.synced
+	s.synced = nil
 	s.mergedUpTo = s.syncedGen
 	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
 	for _, c := range s.committing {

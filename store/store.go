@@ -153,7 +153,6 @@ type Store struct {
 	// first, at most maxCommitting: each is applied and synced by a
 	// goroutine of its own, in order, while the next groups gather.
 	committing   []committing
-	lastApplied  <-chan error  // reports once the newest group committing is applied (see commit)
 	syncInterval time.Duration // 0: every step is its own group
 	beforeCommit func() error  // Options.BeforeCommit
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
@@ -193,7 +192,7 @@ type Store struct {
 	recent       *seen.Exact // the fingerprints added since the last merge began
 	mergingSet   *seen.Exact // those of the merge under way (and a few more), or nil
 	fresh        []uint64    // the fingerprints added in the gathering group
-	applied      []uint64    // those of the groups synced since the last merge began
+	synced       []uint64    // those of the groups synced since the last merge began
 	syncedGen    uint64      // the last group known synced, if any is
 	mergeURLs    int         // Options.MergeURLs
 	merging      chan error
@@ -490,9 +489,10 @@ const maxCommitting = 4
 
 // committing is a commit group being applied and synced.
 type committing struct {
-	gen  uint64
-	fps  []uint64   // the fingerprints it added
-	done chan error // reports once, when it is synced or has failed
+	gen     uint64
+	fps     []uint64     // the fingerprints it added
+	applied <-chan error // reports once, when it is applied or has failed, to the group after it
+	done    chan error   // reports once, when it is synced or has failed
 }
 
 // Flush commits the steps ended and not yet committed, and waits until
@@ -519,11 +519,14 @@ func (s *Store) commitGroup(wait bool) error {
 			return err
 		}
 		s.startMerge()
-		c := committing{gen: s.gen, fps: s.fresh, done: make(chan error, 1)}
+		var prev <-chan error // nil if every group before is synced
+		if n := len(s.committing); n > 0 {
+			prev = s.committing[n-1].applied
+		}
 		applied := make(chan error, 1)
-		go commit(s.db, s.batch, s.beforeCommit, s.lastApplied, applied, c.done)
+		c := committing{gen: s.gen, fps: s.fresh, applied: applied, done: make(chan error, 1)}
+		go commit(s.db, s.batch, s.beforeCommit, prev, applied, c.done)
 		s.committing = append(s.committing, c)
-		s.lastApplied = applied
 		s.fresh = make([]uint64, 0, cap(c.fps))
 		s.batch = s.db.NewBatch()
 		s.gen++
@@ -538,11 +541,11 @@ func (s *Store) commitGroup(wait bool) error {
 // reports it, unless nil), calls before, if set, applies b to db and
 // reports on applied; then it syncs b, and reports on done. If the group
 // before failed, so does this one, unapplied: a group may undo what the
-// one before it did, or build on it. Pebble's pipelined commit (ApplyNoSyncWait, which
-// CockroachDB uses the same way; its API is marked experimental, and the
-// version is pinned by go.mod and checked by TestCrash and TestModel)
-// lets the groups after one apply while it syncs, and syncs them with one
-// write.
+// one before it did, or build on it. Pebble's pipelined commit
+// (ApplyNoSyncWait, which CockroachDB uses the same way; its API is marked
+// experimental, and the version is pinned by go.mod and checked by
+// TestCrash and TestModel) lets the groups after one apply while it syncs,
+// and syncs them with one write.
 func commit(db *pebble.DB, b *pebble.Batch, before func() error, prev <-chan error, applied, done chan<- error) {
 	var err error
 	applying := true
@@ -675,7 +678,7 @@ reaping:
 			s.err = err
 			return err
 		}
-		s.applied = append(s.applied, c.fps...)
+		s.synced = append(s.synced, c.fps...)
 		s.syncedGen = c.gen
 	}
 	if n == 0 {
