@@ -181,9 +181,9 @@ func frontierOf(t *testing.T, st *store.Store, aopic bool, perHost int) interfac
 
 // testCrash is TestCrash with commit groups of SyncInterval interval: an
 // hour (a group ends when the test flushes), a nanosecond (each step is a
-// group, committed unsynced while the previous one's sync is waited for)
-// or -1 (each step alone, synced); with aopic, on the AOPIC frontier,
-// whose checkpoint of credits lags the queue.
+// group, committed while up to three before it are still syncing) or -1
+// (each step alone, synced); with aopic, on the AOPIC frontier, whose
+// checkpoint of credits lags the queue.
 func testCrash(t *testing.T, interval time.Duration, aopic bool) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fs := vfs.NewCrashableMem()
