@@ -106,10 +106,7 @@ func (f *AOPIC) Done(e frontier.Entry, r frontier.Result) {
 	s := f.s
 	f.a.Done(e, r)
 	q := f.at[e.FP]
-	if r.Next.After(q.host.readyAt) {
-		q.host.readyAt = r.Next
-		s.writeHost(q.host)
-	}
+	s.advance(q.host, r.Next)
 	if r.Retry {
 		s.setEntry(q.host.id, q.seq, e)
 	} else {

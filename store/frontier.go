@@ -67,13 +67,22 @@ func (s *Store) host(name string) *hostQueue {
 
 // writeHost records h's id and ready time in the step in progress.
 func (s *Store) writeHost(h *hostQueue) {
-	v := binary.BigEndian.AppendUint32(nil, h.id)
 	var nanos int64
 	if !h.readyAt.IsZero() {
 		nanos = h.readyAt.UnixNano()
 	}
-	v = binary.BigEndian.AppendUint64(v, uint64(nanos))
-	s.set(hostKey(h.name), v)
+	s.kbuf = appendHostKey(s.kbuf[:0], h.name)
+	s.vbuf = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(s.vbuf[:0], h.id), uint64(nanos))
+	s.set(s.kbuf, s.vbuf)
+}
+
+// advance moves h's ready time on to next, if that is later, in the step in
+// progress.
+func (s *Store) advance(h *hostQueue, next time.Time) {
+	if next.After(h.readyAt) {
+		h.readyAt = next
+		s.writeHost(h)
+	}
 }
 
 // Next hands out the oldest entry among the hosts ready at now. It writes
@@ -180,10 +189,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	delete(s.out, e.FP)
 	h := o.host
 	h.inflight--
-	if r.Next.After(h.readyAt) {
-		h.readyAt = r.Next
-		s.writeHost(h)
-	}
+	s.advance(h, r.Next)
 	if r.Retry {
 		q := s.setEntry(h.id, o.seq, e)
 		s.record(h, write{queued: q})

@@ -48,7 +48,7 @@ func TestSorted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := sorted(db, b)
+	out, err := new(sorter).sorted(db, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,16 +123,17 @@ func BenchmarkSorted(b *testing.B) {
 			group.Set(appendQueueKey(nil, rng.Uint32N(20000), rng.Uint64N(1<<22)), value, nil)
 		}
 		group.Delete(appendQueueKey(nil, rng.Uint32N(20000), rng.Uint64N(1<<22)), nil)
-		group.Set(hostKey(fmt.Sprintf("h%d.crawler.test", rng.IntN(20000))), binary.BigEndian.AppendUint64(nil, rng.Uint64()), nil)
+		group.Set(appendHostKey(nil, fmt.Sprintf("h%d.crawler.test", rng.IntN(20000))), binary.BigEndian.AppendUint64(nil, rng.Uint64()), nil)
 	}
 	repr := group.Repr()
 	b.ReportAllocs()
+	var t sorter
 	for b.Loop() {
 		in := db.NewBatch()
 		if err := in.SetRepr(bytes.Clone(repr)); err != nil {
 			b.Fatal(err)
 		}
-		out, err := sorted(db, in)
+		out, err := t.sorted(db, in)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -153,6 +154,7 @@ type Store struct {
 	// first, at most maxCommitting: each is applied and synced by a
 	// goroutine of its own, in order, while the next groups gather.
 	committing   []committing
+	sorters      sync.Pool     // of *sorter, for the groups committing
 	syncInterval time.Duration // 0: every step is its own group
 	beforeCommit func() error  // Options.BeforeCommit
 	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
@@ -187,6 +189,7 @@ type Store struct {
 	// memtable inserts (a third of the scheduler's time) run beside it.
 	gen     uint64
 	touched []*hostQueue // hosts with writes in hostQueue.writes
+	spare   [][]write    // emptied hostQueue.writes, for reuse (see spareWrites)
 
 	// The seen-set's log (see seenlog.go).
 	recent       *seen.Exact // the fingerprints added since the last merge began
@@ -298,6 +301,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		tableOptions: po.MakeWriterOptions(0, db.TableFormat()),
 	}
 	s.waiting.byReadyAt = true
+	s.sorters.New = func() any { return new(sorter) }
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
 		s.bloom = seen.NewBloomIn(n, 0.01, func(words int) []uint64 { return offHeapWords(s, words) })
 	}
@@ -525,7 +529,7 @@ func (s *Store) commitGroup(wait bool) error {
 		}
 		applied := make(chan error, 1)
 		c := committing{gen: s.gen, fps: s.fresh, applied: applied, done: make(chan error, 1)}
-		go commit(s.db, s.batch, s.beforeCommit, prev, applied, c.done)
+		go commit(s.db, s.batch, &s.sorters, s.beforeCommit, prev, applied, c.done)
 		s.committing = append(s.committing, c)
 		s.fresh = make([]uint64, 0, cap(c.fps))
 		s.batch = s.db.NewBatch()
@@ -537,16 +541,16 @@ func (s *Store) commitGroup(wait bool) error {
 	return nil
 }
 
-// commit sorts b, waits until the group before it is applied (prev
-// reports it, unless nil), calls before, if set, applies b to db and
-// reports on applied; then it syncs b, and reports on done. If the group
-// before failed, so does this one, unapplied: a group may undo what the
-// one before it did, or build on it. Pebble's pipelined commit
-// (ApplyNoSyncWait, which CockroachDB uses the same way; its API is marked
-// experimental, and the version is pinned by go.mod and checked by
+// commit sorts b (with a sorter of sorters), waits until the group before
+// it is applied (prev reports it, unless nil), calls before, if set,
+// applies b to db and reports on applied; then it syncs b, and reports on
+// done. If the group before failed, so does this one, unapplied: a group
+// may undo what the one before it did, or build on it. Pebble's pipelined
+// commit (ApplyNoSyncWait, which CockroachDB uses the same way; its API is
+// marked experimental, and the version is pinned by go.mod and checked by
 // TestCrash and TestModel) lets the groups after one apply while it syncs,
 // and syncs them with one write.
-func commit(db *pebble.DB, b *pebble.Batch, before func() error, prev <-chan error, applied, done chan<- error) {
+func commit(db *pebble.DB, b *pebble.Batch, sorters *sync.Pool, before func() error, prev <-chan error, applied, done chan<- error) {
 	var err error
 	applying := true
 	defer func() {
@@ -556,7 +560,10 @@ func commit(db *pebble.DB, b *pebble.Batch, before func() error, prev <-chan err
 		done <- err
 	}()
 	defer recoverFatal(&err)
-	if b, err = sorted(db, b); err != nil {
+	t := sorters.Get().(*sorter)
+	b, err = t.sorted(db, b)
+	sorters.Put(t)
+	if err != nil {
 		err = fmt.Errorf("store: commit: %w", err)
 		return
 	}
@@ -584,19 +591,32 @@ func commit(db *pebble.DB, b *pebble.Batch, before func() error, prev <-chan err
 	err = b.Close()
 }
 
+// sorter sorts the batches of commit groups (sorted), keeping its buffers
+// from one group to the next: the Store keeps its sorters in a pool, one
+// for each group being sorted at once.
+type sorter struct {
+	ops   []op
+	order []opOrder
+}
+
+// op is a write of a batch being sorted.
+type op struct {
+	kind       pebble.InternalKeyKind
+	key, value []byte
+}
+
 // sorted returns the writes of b, which it closes, as a new batch in key
 // order (the writes to one key in the order they were made). Pebble inserts
 // a batch's keys into its memtable's skiplist one by one, each search
 // starting where the last one ended if that still brackets the key: in key
 // order, most searches are short. A crawl's writes (fingerprints, host ids)
 // come in no order.
-func sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
-	type op struct {
-		kind       pebble.InternalKeyKind
-		key, value []byte
-	}
-	ops := make([]op, 0, b.Count())
-	order := make([]opOrder, 0, b.Count())
+func (t *sorter) sorted(db *pebble.DB, b *pebble.Batch) (*pebble.Batch, error) {
+	ops, order := t.ops[:0], t.order[:0]
+	defer func() {
+		clear(ops) // keeps nothing of b's
+		t.ops, t.order = ops[:0], order[:0]
+	}()
 	for r := b.Reader(); ; {
 		kind, key, value, ok, err := r.Next()
 		if err != nil {
@@ -691,7 +711,7 @@ reaping:
 		if len(h.writes) > 0 {
 			kept = append(kept, h)
 		} else {
-			h.writes = nil // most hosts are touched now and then: keep no capacity
+			s.spareWrites(h)
 		}
 	}
 	clear(s.touched[len(kept):])
@@ -705,6 +725,9 @@ func (s *Store) record(h *hostQueue, w write) {
 	w.gen = s.gen
 	if len(h.writes) == 0 {
 		s.touched = append(s.touched, h)
+		if n := len(s.spare); h.writes == nil && n > 0 {
+			h.writes, s.spare = s.spare[n-1], s.spare[:n-1]
+		}
 	}
 	i, found := slices.BinarySearchFunc(h.writes, w.seq, bySeq)
 	if found {
@@ -713,6 +736,20 @@ func (s *Store) record(h *hostQueue, w write) {
 		h.writes = slices.Insert(h.writes, i, w)
 	}
 }
+
+// spareWrites takes h's emptied writes from it, for record to give to the
+// next host it writes to: most hosts are touched now and then, and would
+// keep their capacity for nothing, while a slice made for each host
+// touched was a twentieth of a crawl's allocations.
+func (s *Store) spareWrites(h *hostQueue) {
+	if cap(h.writes) <= maxSpareWrites && len(s.spare) < maxSpare {
+		s.spare = append(s.spare, h.writes[:0]) // zeroed by DeleteFunc: keeps no entry
+	}
+	h.writes = nil
+}
+
+// At most maxSpare slices of at most maxSpareWrites writes are kept spare.
+const maxSpare, maxSpareWrites = 1024, 64
 
 func bySeq(w write, seq uint64) int { return cmp.Compare(w.seq, seq) }
 
@@ -807,7 +844,7 @@ func seenKey(fp uint64) []byte { return appendSeenKey(nil, fp) }
 
 func queueKey(host uint32, seq uint64) []byte { return appendQueueKey(nil, host, seq) }
 
-func hostKey(name string) []byte { return append([]byte{prefixHost}, name...) }
+func appendHostKey(dst []byte, name string) []byte { return append(append(dst, prefixHost), name...) }
 
 // quiet is a pebble.Logger that keeps Pebble's information to itself; its
 // errors reach the Store's callers as errors.
