@@ -195,6 +195,7 @@ type Store struct {
 	recent       *seen.Exact // the fingerprints added since the last merge began
 	mergingSet   *seen.Exact // those of the merge under way (and a few more), or nil
 	fresh        []uint64    // the fingerprints added in the gathering group
+	spareFPs     []uint64    // the fps of a group synced, for the next fresh
 	synced       []uint64    // those of the groups synced since the last merge began
 	syncedGen    uint64      // the last group known synced, if any is
 	mergeURLs    int         // Options.MergeURLs
@@ -531,7 +532,7 @@ func (s *Store) commitGroup(wait bool) error {
 		c := committing{gen: s.gen, fps: s.fresh, applied: applied, done: make(chan error, 1)}
 		go commit(s.db, s.batch, &s.sorters, s.beforeCommit, prev, applied, c.done)
 		s.committing = append(s.committing, c)
-		s.fresh = make([]uint64, 0, cap(c.fps))
+		s.fresh, s.spareFPs = s.spareFPs, nil
 		s.batch = s.db.NewBatch()
 		s.gen++
 	}
@@ -700,6 +701,9 @@ reaping:
 		}
 		s.synced = append(s.synced, c.fps...)
 		s.syncedGen = c.gen
+		if cap(c.fps) > cap(s.spareFPs) {
+			s.spareFPs = c.fps[:0] // for the next group's fresh
+		}
 	}
 	if n == 0 {
 		return nil
