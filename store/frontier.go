@@ -77,12 +77,14 @@ func (s *Store) writeHost(h *hostQueue) {
 }
 
 // advance moves h's ready time on to next, if that is later, in the step in
-// progress.
-func (s *Store) advance(h *hostQueue, next time.Time) {
-	if next.After(h.readyAt) {
-		h.readyAt = next
-		s.writeHost(h)
+// progress, and reports whether it did.
+func (s *Store) advance(h *hostQueue, next time.Time) bool {
+	if !next.After(h.readyAt) {
+		return false
 	}
+	h.readyAt = next
+	s.writeHost(h)
+	return true
 }
 
 // Next hands out the oldest entry among the hosts ready at now. It writes
@@ -325,11 +327,9 @@ func (f *Frontier) Drain(match func(host string) bool, ready func(host string, a
 func (f *Frontier) Hold(host string, until time.Time) {
 	s := (*Store)(f)
 	h := s.host(host)
-	if !until.After(h.readyAt) {
+	if !s.advance(h, until) {
 		return
 	}
-	h.readyAt = until
-	s.writeHost(h)
 	if h.heap != nil {
 		h.heap.remove(h)
 	}
