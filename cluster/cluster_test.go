@@ -493,9 +493,10 @@ func TestSteal(t *testing.T) {
 		}
 	}
 	names := []string{"n0", light}
+	lightByHash := func(host string) bool { return cluster.Owner(cluster.PartitionOf(host), names) == light }
 	hashed := 0 // the pages of the light node's hosts
 	for u := range w.Depths(w.Seeds()...) {
-		if cluster.Owner(cluster.PartitionOf(hostOf(t, u)), names) == light {
+		if lightByHash(hostOf(t, u)) {
 			hashed++
 		}
 	}
@@ -523,8 +524,9 @@ func TestSteal(t *testing.T) {
 	got := int(nodes[1].c.Stats().Requests)
 	total := w.TotalRequests()
 	taken := 0 // the light node's requests to hosts that hash to the other
+	agent := nodeAgent(light)
 	for _, r := range w.Log() {
-		if r.UserAgent == nodeAgent(light) && cluster.Owner(cluster.PartitionOf(r.Host), names) != light {
+		if r.UserAgent == agent && !lightByHash(r.Host) {
 			taken++
 		}
 	}
