@@ -2,11 +2,14 @@ package store
 
 import (
 	"encoding/binary"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/zeebo/xxh3"
 
 	"crawler/politeness"
+	"crawler/seen"
 )
 
 // prefixRobots is the prefix of the robots.txt files kept: "r" origin.
@@ -26,8 +29,34 @@ type Robots Store
 
 var _ politeness.RobotsStore = (*Robots)(nil)
 
+// keptRobots knows the origins whose robots.txt the store keeps, by
+// fingerprint, so that LoadRobots of any other, such as every host new to
+// the crawl, reads nothing: a read of a key not there seeks every table of
+// Pebble's level 0 and one of each level below, 2% of a durable crawl's
+// CPU at 5 ms latency (a profile of 100k pages of 20,000 hosts). About 16
+// bytes an origin.
+type keptRobots struct {
+	mu  sync.Mutex
+	fps seen.Exact
+}
+
+func (k *keptRobots) add(origin string) {
+	k.mu.Lock()
+	k.fps.Add(xxh3.HashString(origin))
+	k.mu.Unlock()
+}
+
+func (k *keptRobots) contains(origin string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.fps.Contains(xxh3.HashString(origin))
+}
+
 // LoadRobots returns the robots.txt kept for origin, if any.
 func (r *Robots) LoadRobots(origin string) (kept politeness.KeptRobots, ok bool) {
+	if !r.robots.contains(origin) {
+		return kept, false
+	}
 	defer recoverFatal(new(error))
 	v, closer, err := r.db.Get(robotsKey(origin))
 	if err != nil || len(v) < 10 {
@@ -48,6 +77,7 @@ func (r *Robots) LoadRobots(origin string) (kept politeness.KeptRobots, ok bool)
 // SaveRobots keeps k for origin.
 func (r *Robots) SaveRobots(origin string, k politeness.KeptRobots) {
 	defer recoverFatal(new(error))
+	r.robots.add(origin) // before the write, which LoadRobots may then find
 	v := binary.BigEndian.AppendUint16(nil, uint16(k.Status))
 	v = binary.BigEndian.AppendUint64(v, uint64(k.Fetched.UnixNano()))
 	r.db.Set(robotsKey(origin), append(v, k.Body...), pebble.NoSync)

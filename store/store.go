@@ -179,8 +179,9 @@ type Store struct {
 	ready    hostHeap // by the seq of their first entry
 	waiting  hostHeap // by ready time
 
-	kept  []kept // values kept with the steps (see Keep)
-	aopic *AOPIC // the store's frontier, if an AOPIC (see Store.AOPIC)
+	kept   []kept     // values kept with the steps (see Keep)
+	robots keptRobots // the origins whose robots.txt is kept (see Robots)
+	aopic  *AOPIC     // the store's frontier, if an AOPIC (see Store.AOPIC)
 
 	// The overlays: what reads of the database must see of the groups not
 	// yet applied to it (the one gathering, generation gen, and those
@@ -355,6 +356,13 @@ func (s *Store) load() error {
 		}
 		s.hosts[h.name], byID[h.id] = h, h
 		s.nextID = max(s.nextID, h.id+1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = s.scan(prefixRobots, func(k, _ []byte) error {
+		s.robots.add(string(k[1:]))
 		return nil
 	})
 	if err != nil {
