@@ -40,16 +40,21 @@ type keptRobots struct {
 	fps seen.Exact
 }
 
+// add records that origin's robots.txt is kept.
 func (k *keptRobots) add(origin string) {
+	fp := xxh3.HashString(origin)
 	k.mu.Lock()
-	k.fps.Add(xxh3.HashString(origin))
+	k.fps.Add(fp)
 	k.mu.Unlock()
 }
 
+// contains reports whether origin's robots.txt may be kept: false means
+// certainly not.
 func (k *keptRobots) contains(origin string) bool {
+	fp := xxh3.HashString(origin)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.fps.Contains(xxh3.HashString(origin))
+	return k.fps.Contains(fp)
 }
 
 // LoadRobots returns the robots.txt kept for origin, if any.
