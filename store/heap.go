@@ -15,7 +15,10 @@ type hostHeap struct {
 }
 
 // heapItem is a host in a hostHeap and its key: (0, seq of its first
-// entry), or (its ready time in Unix nanoseconds, id).
+// entry), or (its ready time in Unix nanoseconds, id). Ready times compare
+// by their wall clock reading, as the store keeps them, not the monotonic
+// one: a step of the clock between two hosts' times may order them wrong
+// by as much, which only delays the later one.
 type heapItem struct {
 	at  int64
 	seq uint64
