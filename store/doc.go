@@ -16,7 +16,7 @@
 // see the groups not yet applied through small in-memory overlays; the
 // crawl waits only if four groups are still syncing). A crash, of the
 // process or of the machine, loses at most the steps since the last sync
-// that ended: the group gathering and those syncing (5 ms of steps and a
+// that ended: the group gathering and those syncing (10 ms of steps and a
 // sync's time, by default), and keeps each step whole or not at all.
 // Entries handed out are written
 // nowhere, so after a crash the pages in flight are fetched again (at

@@ -173,9 +173,9 @@ func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 		t.Errorf("%d of %d pages never fetched", lost, len(want))
 	}
 	// In flight at a kill: at most workers. In the commit groups not yet
-	// written (the one gathering, 5 ms, and those syncing, usually one): at
-	// 2 ms a page and 4 workers, about 20.
-	if bound := kills * (workers + 24); twice > bound {
+	// written (the one gathering, 10 ms, and those syncing, usually one): at
+	// 2 ms a page and 4 workers, about 40.
+	if bound := kills * (workers + 44); twice > bound {
 		t.Errorf("%d pages fetched again over %d kills, want at most %d", twice, kills, bound)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "LOCK")); err != nil {
