@@ -38,7 +38,7 @@ const (
 	// sync (160 a second at 5 ms: 3.7% of a durable crawl's CPU), a write
 	// of Pebble's log, a sort and the values kept (see Keep). At 5 ms
 	// latency, 16 workers, alternating: 4 of 6 runs of 300k pages faster
-	// and 2 even (median 2104 pages/s against 2080), 2 of 2 of 100k
+	// and 2 even (median 2104 pages/s against 2090), 2 of 2 of 100k
 	// faster (4-5%); 20 ms was no faster than 10.
 	DefaultSyncInterval = 10 * time.Millisecond
 	// DefaultBlockCache is the size of Pebble's cache of table blocks: 32
