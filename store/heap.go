@@ -67,6 +67,10 @@ func (q *hostHeap) swap(i, j int) {
 	q.items[i].h.index, q.items[j].h.index = i, j
 }
 
+// up and down are the sift steps of package frontier's heapUp and
+// heapDown, written again with direct calls of less and swap: through
+// frontier's closures a pop and push of this heap took 60% more time
+// (a benchmark of 20,000 hosts, six runs each, alternated).
 func (q *hostHeap) up(i int) {
 	for i > 0 {
 		parent := (i - 1) / 2
