@@ -368,6 +368,9 @@ func (r *run) robotsSitemaps(u *url.URL, rules *politeness.Robots, o *outcome) {
 // another), and reads no text sitemap it was not told of.
 func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []lastmod) {
 	v, listed := r.sitemaps.Load(e.FP)
+	if !listed && !sitemap.MaybeXML(body) {
+		return nil, nil // text, not listed: no sitemap (learning it from a Reader was a twentieth of a crawl's garbage)
+	}
 	robotsOrigin, _ := v.(string)
 	sr, err := sitemap.NewReader(bytes.NewReader(body))
 	if err != nil || sr.Kind() == sitemap.Text && !listed {

@@ -288,6 +288,29 @@ func firstByte(r *bufio.Reader) (byte, error) {
 	}
 }
 
+// MaybeXML reports whether NewReader may read b, a file or its start, as
+// an XML sitemap: b is gzip-compressed (what it holds is told once
+// uncompressed), or its first byte past white space and a byte-order mark
+// is '<'. If not, b is a text sitemap, or nothing: a crawler that reads
+// only the text sitemaps it was told of skips most other files so, at no
+// cost.
+func MaybeXML(b []byte) bool {
+	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+		return true
+	}
+	for len(b) > 0 {
+		switch {
+		case b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n':
+			b = b[1:]
+		case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+			b = b[3:]
+		default:
+			return b[0] == '<'
+		}
+	}
+	return false
+}
+
 // guard passes a sitemap's uncompressed bytes through, and fails the read
 // that goes past MaxSize, or, in XML, past maxRun bytes with no '<'.
 type guard struct {

@@ -325,12 +325,34 @@ func TestAllowed(t *testing.T) {
 	}
 }
 
+func TestMaybeXML(t *testing.T) {
+	for in, want := range map[string]bool{
+		urlset:                         true,
+		" \r\n\t<urlset/>":             true,
+		"\xef\xbb\xbf<urlset/>":        true,
+		"\x1f\x8b":                     true, // gzip: told once uncompressed
+		"http://a/\nhttp://b/":         false,
+		"":                             false,
+		" \n ":                         false,
+		"\xef\xbb<urlset/>":            false, // not a byte-order mark: text
+		"%PDF-1.7":                     false,
+		"\xef\xbb\xbf\xef\xbb\xbf <x>": true,
+	} {
+		if got := sitemap.MaybeXML([]byte(in)); got != want {
+			t.Errorf("MaybeXML(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 // FuzzReader: whatever the bytes, the Reader ends with an error, never
-// panics, returns no entry with an empty loc and at most MaxEntries.
+// panics, returns no entry with an empty loc and at most MaxEntries; and
+// bytes MaybeXML rules out are read as text, or not at all.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(urlset))
 	f.Add(gzipped(f, []byte(urlset)))
 	f.Add([]byte("http://a/\nhttp://b/"))
+	f.Add([]byte("\xef\xbb\xbf \r\n<urlset><url><loc>http://a/</loc></url></urlset>"))
+	f.Add([]byte("\xef\xbb<urlset/>"))
 	f.Add([]byte(`<sitemapindex><sitemap><loc>http://a/s.xml</loc></sitemap></sitemapindex>`))
 	f.Add([]byte(`<urlset><url><loc>http://a/</loc><url><loc>x</loc></url></urlset>`))
 	f.Add([]byte("<?xml version=\"1.0\" encoding=\"latin1\"?><urlset><url><loc>\xff</loc></url></urlset>"))
@@ -338,6 +360,9 @@ func FuzzReader(f *testing.F) {
 		r, err := sitemap.NewReader(bytes.NewReader(data))
 		if err != nil {
 			return
+		}
+		if !sitemap.MaybeXML(data) && r.Kind() != sitemap.Text {
+			t.Fatalf("MaybeXML false, read as %v", r.Kind())
 		}
 		for n := 0; ; n++ {
 			e, err := r.Next()
