@@ -406,7 +406,11 @@ type run struct {
 	// sitemaps maps the fingerprint of each sitemap URL that a robots.txt
 	// listed (or an index found through one) to that robots.txt's origin,
 	// which the sitemap may list URLs of. Workers only.
-	sitemaps     sync.Map
+	sitemaps sync.Map
+	// linkSets holds the sets in which a page's links are found once
+	// (resolveLinks), emptied: a set made for each page was a twentieth
+	// of a crawl's garbage. Workers only.
+	linkSets     sync.Pool
 	seedsRefused atomic.Int64 // of those, how many were refused their address
 	firstRefusal atomic.Pointer[error]
 }

@@ -296,11 +296,16 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 	if ex.Canonical != "" {
 		p.Canonical, _ = r.canon.Resolve(base, ex.Canonical)
 	}
-	seen := make(map[string]struct{}, len(ex.Hrefs)+len(ex.NoFollow))
+	seen, _ := r.linkSets.Get().(map[string]struct{})
+	if seen == nil {
+		seen = make(map[string]struct{}, len(ex.Hrefs)+len(ex.NoFollow))
+	}
 	p.Links = r.resolveLinks(base, ex.Hrefs, seen)
 	if len(ex.NoFollow) > 0 {
 		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
 	}
+	clear(seen)
+	r.linkSets.Put(seen)
 	o.content, o.html = ex.Content, true
 	if r.nearDups != nil && !o.revisit {
 		if p.NearDuplicateOf = r.nearDups.check(e.URL, p.Body); p.NearDuplicateOf != "" {
