@@ -38,7 +38,8 @@
 // fingerprints in 16 MiB (Mercator's idea, seven times its size; seven
 // ways a set, in one cache line; at 2^21, four ways, it answered 93% of
 // the tests the filter below passes on, at 300k pages of 20,000 hosts),
-// a new URL from an in-memory Bloom filter (no read); the rest read the
+// a new URL from an in-memory Bloom filter (blocked: one cache line a
+// test; no read); the rest read the
 // store. Its new fingerprints are written as one record a
 // commit group (a log) and merged into its table 2^17 at a time, as a
 // sorted file Pebble ingests (Options.MergeURLs): a memtable insert each

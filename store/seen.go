@@ -34,7 +34,7 @@ func (t *Seen) Add(fp uint64) bool {
 		s.seenStats.CacheHits++
 		return false
 	}
-	if s.bloom != nil && s.bloom.Add(fp) {
+	if s.bloom != nil && s.bloom.add(fp) {
 		s.seenStats.Filtered++ // a bit was clear: new
 	} else if t.read(fp) {
 		return false
@@ -58,7 +58,7 @@ func (t *Seen) Contains(fp uint64) bool {
 		s.seenStats.CacheHits++
 		return true
 	}
-	if s.bloom != nil && !s.bloom.Contains(fp) {
+	if s.bloom != nil && !s.bloom.contains(fp) {
 		s.seenStats.Filtered++
 		return false
 	}
@@ -105,7 +105,7 @@ func (t *Seen) Prepare(fps []uint64) {
 	clear(s.absent)
 	need := s.need[:0]
 	for _, fp := range fps {
-		if s.cache.contains(fp) || s.bloom != nil && !s.bloom.Contains(fp) {
+		if s.cache.contains(fp) || s.bloom != nil && !s.bloom.contains(fp) {
 			continue
 		}
 		if s.unmerged(fp) {

@@ -24,7 +24,7 @@ import (
 // Defaults of [Options].
 const (
 	// DefaultExpectedURLs sizes the Bloom filter in front of the seen-set:
-	// 1% false "maybe seen" answers at 10M URLs, in 12 MiB.
+	// about 1.15% false "maybe seen" answers at 10M URLs, in 12 MiB.
 	DefaultExpectedURLs = 10_000_000
 	// DefaultCachedURLs is the size of the cache of seen fingerprints:
 	// 7*2^18, 2^18 sets of 7 in 16 MiB. Of the seen tests of a crawl of
@@ -166,7 +166,7 @@ type Store struct {
 	checkpoint   int           // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error         // the first write error: the store takes no more
 
-	bloom     *seen.Bloom // nil: none
+	bloom     *blockFilter // nil: none
 	cache     *fpCache
 	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
 	kbuf      []byte              // a key being written or read (the scheduler's)
@@ -312,7 +312,7 @@ func Open(dir string, o *Options) (*Store, error) {
 	s.waiting.byReadyAt = true
 	s.sorters.New = func() any { return new(sorter) }
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
-		s.bloom = seen.NewBloomIn(n, 0.01, func(words int) []uint64 { return offHeapWords(s, words) })
+		s.bloom = newBlockFilter(n, func(words int) []uint64 { return offHeapWords(s, words) })
 	}
 	s.cache = newFPCache(politeness.Or(o.CachedURLs, DefaultCachedURLs))
 	if err := s.load(); err != nil {
@@ -383,7 +383,7 @@ func (s *Store) load() error {
 			return fmt.Errorf("seen key of %d bytes", len(k))
 		}
 		if s.bloom != nil {
-			s.bloom.Add(binary.BigEndian.Uint64(k[1:]))
+			s.bloom.add(binary.BigEndian.Uint64(k[1:]))
 		}
 		s.nSeen++
 		return nil
