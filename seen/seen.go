@@ -132,13 +132,6 @@ func (s *Exact) Len() int { return s.n }
 // MemoryBytes reports the size of the table.
 func (s *Exact) MemoryBytes() int { return 8 * len(s.slots) }
 
-// Reset empties the set and keeps its table, so that a set filled and
-// emptied over and over (a batch's, a log's) grows its table once.
-func (s *Exact) Reset() {
-	clear(s.slots)
-	s.n, s.hasZero = 0, false
-}
-
 func (s *Exact) resize(size int) {
 	old := s.slots
 	s.slots = make([]uint64, size)

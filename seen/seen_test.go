@@ -67,23 +67,6 @@ func TestExactZeroFingerprintAndGrowth(t *testing.T) {
 	}
 }
 
-// TestExactReset checks that a set reset is empty, keeps its table, and
-// works as a set again.
-func TestExactReset(t *testing.T) {
-	s := seen.NewExact(0)
-	for fp := range uint64(1000) {
-		s.Add(fp)
-	}
-	size := s.MemoryBytes()
-	s.Reset()
-	if s.Len() != 0 || s.Contains(0) || s.Contains(999) || s.MemoryBytes() != size {
-		t.Fatalf("after Reset: Len %d, 0 in it %v, 999 in it %v, %d bytes (had %d)", s.Len(), s.Contains(0), s.Contains(999), s.MemoryBytes(), size)
-	}
-	if !s.Add(0) || !s.Add(999) || s.Add(999) || s.Len() != 2 {
-		t.Fatal("a reset Exact did not behave as a set")
-	}
-}
-
 // BenchmarkExactAdd inserts n fresh fingerprints per op into our table and
 // into a Go map, reporting bytes per fingerprint (heap growth / n).
 //

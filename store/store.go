@@ -200,11 +200,9 @@ type Store struct {
 	// The seen-set's log (see seenlog.go).
 	recent       *seen.Exact // the fingerprints added since the last merge began
 	mergingSet   *seen.Exact // those of the merge under way (and a few more), or nil
-	spareSet     *seen.Exact // the last merge's, for the next recent
 	fresh        []uint64    // the fingerprints added in the gathering group
 	spareFPs     []uint64    // the fps of a group synced, for the next fresh
 	synced       []uint64    // those of the groups synced since the last merge began
-	mergeFPs     []uint64    // those the merge under way or last ended merges, for the next synced
 	syncedGen    uint64      // the last group known synced, if any is
 	mergeURLs    int         // Options.MergeURLs
 	merging      chan error
