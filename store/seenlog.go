@@ -72,15 +72,15 @@ func (s *Store) startMerge() {
 	if s.merging != nil || len(s.synced) < s.mergeURLs || s.err != nil || s.closing {
 		return
 	}
-	// The next slice and set are made at the size they reach by the next
-	// merge: grown from nothing, merge after merge, they were 4% of a
-	// durable crawl's garbage. (Kept from one merge to the next, they
-	// would cost as much memory as the garbage, and more RSS.)
+	// The next slice and set grow from nothing: 4% of a durable crawl's
+	// garbage, but made at their full size, or kept from the last merge,
+	// they would hold more memory while a merge runs (the set merging and
+	// the next, both full), and the Go heap's target doubles what it holds
+	// at its peak.
 	fps := s.synced
-	size := s.mergeURLs + s.mergeURLs/4
-	s.synced = make([]uint64, 0, size)
+	s.synced = nil
 	s.mergedUpTo = s.syncedGen
-	s.mergingSet, s.recent = s.recent, seen.NewExact(size)
+	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
 	for _, c := range s.committing {
 		for _, fp := range c.fps {
 			s.recent.Add(fp)
