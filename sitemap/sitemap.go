@@ -97,7 +97,7 @@ type Reader struct {
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReader(r)
 	var src io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, _ := br.Peek(len(gzipMagic)); string(magic) == gzipMagic {
 		z, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("sitemap: gzip: %w", err)
@@ -267,48 +267,53 @@ func (r *Reader) failStart(err error) error {
 	return r.fail(err)
 }
 
-// firstByte returns the first byte of r that is not a byte-order mark or
-// white space, leaving it unread.
+// gzipMagic starts every gzip stream; bom is the UTF-8 byte-order mark.
+const gzipMagic, bom = "\x1f\x8b", "\xef\xbb\xbf"
+
+// lead returns how many of b's first bytes are white space and whole
+// byte-order marks: what comes before a sitemap's first byte that counts.
+func lead(b []byte) int {
+	n := 0
+	for n < len(b) {
+		switch {
+		case b[n] == ' ' || b[n] == '\t' || b[n] == '\r' || b[n] == '\n':
+			n++
+		case len(b)-n >= len(bom) && string(b[n:n+len(bom)]) == bom:
+			n += len(bom)
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// firstByte returns the first byte of r past its lead, leaving it unread.
 func firstByte(r *bufio.Reader) (byte, error) {
 	for {
-		b, err := r.ReadByte()
-		if err != nil {
+		b, err := r.Peek(len(bom)) // fewer only at the end, or on an error
+		if len(b) == 0 {
 			return 0, err
 		}
-		switch b {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case 0xEF: // the UTF-8 byte-order mark, EF BB BF
-			if bom, _ := r.Peek(2); len(bom) == 2 && bom[0] == 0xBB && bom[1] == 0xBF {
-				r.Discard(2)
-				continue
-			}
+		n := lead(b)
+		if n == 0 {
+			return b[0], nil
 		}
-		return b, r.UnreadByte()
+		r.Discard(n)
 	}
 }
 
 // MaybeXML reports whether NewReader may read b, a file or its start, as
 // an XML sitemap: b is gzip-compressed (what it holds is told once
-// uncompressed), or its first byte past white space and a byte-order mark
+// uncompressed), or its first byte past white space and byte-order marks
 // is '<'. If not, b is a text sitemap, or nothing: a crawler that reads
 // only the text sitemaps it was told of skips most other files so, at no
 // cost.
 func MaybeXML(b []byte) bool {
-	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+	if len(b) >= len(gzipMagic) && string(b[:len(gzipMagic)]) == gzipMagic {
 		return true
 	}
-	for len(b) > 0 {
-		switch {
-		case b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n':
-			b = b[1:]
-		case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
-			b = b[3:]
-		default:
-			return b[0] == '<'
-		}
-	}
-	return false
+	n := lead(b)
+	return n < len(b) && b[n] == '<'
 }
 
 // guard passes a sitemap's uncompressed bytes through, and fails the read

@@ -344,6 +344,18 @@ func TestMaybeXML(t *testing.T) {
 	}
 }
 
+// TestReaderNotQuiteBOM: a file whose first byte is 0xEF without the rest
+// of a byte-order mark is text. (firstByte used to peek past that byte and
+// then fail to unread it: "bufio: invalid use of UnreadByte".)
+func TestReaderNotQuiteBOM(t *testing.T) {
+	for _, in := range []string{"\xef\xbb", "\xef\xbb<urlset/>", " \xef\xbb\xbf\xefhttp://a/"} {
+		r, err := sitemap.NewReader(strings.NewReader(in))
+		if err != nil || r.Kind() != sitemap.Text {
+			t.Errorf("NewReader(%q): %v, %v; want a text sitemap", in, r, err)
+		}
+	}
+}
+
 // FuzzReader: whatever the bytes, the Reader ends with an error, never
 // panics, returns no entry with an empty loc and at most MaxEntries; and
 // bytes MaybeXML rules out are read as text, or not at all.
