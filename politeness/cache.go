@@ -147,18 +147,36 @@ func (r KeptRobots) robots() *Robots {
 }
 
 // cacheEntry is one origin's robots.txt, or a fetch of it in flight. Its
-// result fields are written before ready is closed and read only after.
+// result fields are written before ready is closed, and read only after.
+// Once closed, ready is set to nil under the cache's lock, so that a
+// cached entry holds no channel: the cache keeps an entry for each host of
+// a crawl, tens of thousands of them.
 type cacheEntry struct {
-	ready   chan struct{} // closed when the fetch ended
+	ready   chan struct{} // closed, then nil, when the fetch ended
 	ok      bool          // a result is here (false: the fetch was abandoned)
 	robots  *Robots
 	err     error
 	expires time.Time
+	down    *outage // the outage this result is part of; nil after a robots.txt had
+}
 
-	// History carried from the entry this one replaced.
-	lastGood  *Robots   // the last robots.txt had (2xx, 3xx, 4xx), or nil
-	failures  int       // unavailable results in a row, this one included
-	downSince time.Time // when the first of those failures ended
+// outage is the history of an origin's robots.txt unavailable, which an
+// entry that replaces another carries on. Few origins have one, so it is
+// kept apart from cacheEntry, and never changed once made.
+type outage struct {
+	lastGood *Robots   // the last robots.txt had (2xx, 3xx, 4xx) before it, or nil
+	failures int       // unavailable results in a row
+	since    time.Time // when the first of them ended
+}
+
+// history returns the history a new entry replacing e starts from: e's
+// outage, or, after a robots.txt had, one of no failures with e's rules
+// as the last good copy.
+func (e *cacheEntry) history() *outage {
+	if e.down != nil || e.robots == nil {
+		return e.down
+	}
+	return &outage{lastGood: e.robots}
 }
 
 // Get returns the robots.txt rules for origin ("http://host[:port]" or
@@ -188,21 +206,18 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 		c.mu.Lock()
 		e := c.entries[key]
 		var prev *cacheEntry // an expired entry, whose history the new one takes over
-		if e != nil {
-			select {
-			case <-e.ready:
-				if now.Before(e.expires) {
-					c.mu.Unlock()
-					return e.robots, false, e.err
-				}
-				prev, e = e, nil // expired: replace it below
-			default:
+		if e != nil && e.ready == nil {
+			if now.Before(e.expires) {
+				c.mu.Unlock()
+				return e.robots, false, e.err
 			}
+			prev, e = e, nil // expired: replace it below
 		}
 		if e != nil { // a fetch is in flight: wait for it
+			ready := e.ready
 			c.mu.Unlock()
 			select {
-			case <-e.ready:
+			case <-ready:
 				if e.ok {
 					return e.robots, false, e.err
 				}
@@ -213,7 +228,7 @@ func (c *RobotsCache) Get(ctx context.Context, origin string) (r *Robots, fetche
 		}
 		e = &cacheEntry{ready: make(chan struct{})}
 		if prev != nil {
-			e.lastGood, e.failures, e.downSince = prev.lastGood, prev.failures, prev.downSince
+			e.down = prev.history()
 		}
 		if c.entries == nil {
 			c.entries = make(map[string]*cacheEntry)
@@ -237,21 +252,19 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 				delete(c.entries, key)
 			}
 			c.mu.Unlock()
-			close(e.ready)
+			c.publish(e)
 		}
 	}()
 	ttl := Or(c.TTL, DefaultRobotsTTL)
+	var stale *Robots // a kept copy too old to use, but better than nothing in an outage
 	if kept, ok := c.load(key, ttl); ok {
 		if kept.Fetched.Add(ttl).After(c.now()) {
-			e.robots = kept.robots()
-			e.lastGood, e.expires = e.robots, kept.Fetched.Add(ttl)
+			e.robots, e.expires, e.down = kept.robots(), kept.Fetched.Add(ttl), nil
 			e.ok, published = true, true
-			close(e.ready)
+			c.publish(e)
 			return e.robots, false, nil
 		}
-		if e.lastGood == nil { // too old to use, but better than nothing in an outage
-			e.lastGood = kept.robots()
-		}
+		stale = kept.robots()
 	}
 	robotsURL := key + "/robots.txt"
 	status, body, err := c.Fetch(ctx, robotsURL)
@@ -267,7 +280,7 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 		e.robots = allowAll
 	}
 	if e.robots != nil {
-		e.lastGood, e.failures = e.robots, 0
+		e.down = nil
 		e.expires = now.Add(ttl)
 		if c.Store != nil && ttl > 0 {
 			if status >= 300 {
@@ -276,12 +289,22 @@ func (c *RobotsCache) fetch(ctx context.Context, key string, e *cacheEntry) (*Ro
 			c.Store.SaveRobots(key, KeptRobots{Status: status, Body: body, Fetched: now})
 		}
 	} else {
-		c.unavailable(e, now, &UnavailableError{URL: robotsURL, Status: status, Err: err})
+		c.unavailable(e, now, stale, &UnavailableError{URL: robotsURL, Status: status, Err: err})
 	}
 	e.ok = true
 	published = true
-	close(e.ready)
+	c.publish(e)
 	return e.robots, true, e.err
+}
+
+// publish ends e's fetch: it closes e.ready, which no longer needs to be
+// kept, for those waiting.
+func (c *RobotsCache) publish(e *cacheEntry) {
+	c.mu.Lock()
+	ready := e.ready
+	e.ready = nil
+	c.mu.Unlock()
+	close(ready)
 }
 
 // load returns the copy Store keeps of origin key, if any and if copies
@@ -294,23 +317,32 @@ func (c *RobotsCache) load(key string, ttl time.Duration) (KeptRobots, bool) {
 }
 
 // unavailable records a failed fetch in e: the retry time backs off with
-// the failures in a row, and after MaxOutage the last good copy is served.
-func (c *RobotsCache) unavailable(e *cacheEntry, now time.Time, uerr *UnavailableError) {
-	if e.failures == 0 {
-		e.downSince = now
+// the failures in a row, and after MaxOutage the last good copy (or stale,
+// if there is none) is served.
+func (c *RobotsCache) unavailable(e *cacheEntry, now time.Time, stale *Robots, uerr *UnavailableError) {
+	var d outage
+	if e.down != nil {
+		d = *e.down
 	}
-	e.failures++
+	if d.failures == 0 {
+		d.since = now
+	}
+	if d.lastGood == nil {
+		d.lastGood = stale
+	}
+	d.failures++
+	e.down = &d
 	ttl := Or(c.ErrorTTL, DefaultErrorTTL)
 	maxTTL := max(Or(c.MaxErrorTTL, DefaultMaxErrorTTL), ttl)
-	for i := 1; i < e.failures && ttl < maxTTL; i++ {
+	for i := 1; i < d.failures && ttl < maxTTL; i++ {
 		ttl *= 2
 	}
 	e.expires = now.Add(min(ttl, maxTTL))
-	uerr.Failures, uerr.Since, uerr.RetryAt = e.failures, e.downSince, e.expires
+	uerr.Failures, uerr.Since, uerr.RetryAt = d.failures, d.since, e.expires
 
 	maxOutage := Or(c.MaxOutage, DefaultMaxOutage)
-	if e.lastGood != nil && maxOutage > 0 && now.Sub(e.downSince) >= maxOutage {
-		e.robots = e.lastGood // the outage is long: the last good copy stands
+	if d.lastGood != nil && maxOutage > 0 && now.Sub(d.since) >= maxOutage {
+		e.robots = d.lastGood // the outage is long: the last good copy stands
 		return
 	}
 	e.robots, e.err = disallowAll, uerr
