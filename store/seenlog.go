@@ -25,7 +25,7 @@ import (
 // them, sorted, as one table of "s"+fingerprint keys and ingests it into
 // the database (Pebble links the file in: no memtable, no write-ahead
 // log); the next group deletes the log records it covered. Until then the
-// store finds them in memory (Store.recent, Store.mergingSet). A crash
+// store finds them in memory (Store.recent, Store.mergingFPs). A crash
 // between the ingestion and the deletion leaves fingerprints in both,
 // which is harmless: Open merges what log it finds before anything else.
 
@@ -61,7 +61,11 @@ func (s *Store) logSeen() {
 // unmerged reports whether fp was added and is not yet merged into the
 // database.
 func (s *Store) unmerged(fp uint64) bool {
-	return s.recent.Contains(fp) || s.mergingSet != nil && s.mergingSet.Contains(fp)
+	if s.recent.Contains(fp) {
+		return true
+	}
+	_, merging := slices.BinarySearch(s.mergingFPs, fp)
+	return merging
 }
 
 // startMerge starts merging the fingerprints of the groups synced, if
@@ -74,13 +78,18 @@ func (s *Store) startMerge() {
 	}
 	// The next slice and set grow from nothing: 4% of a durable crawl's
 	// garbage, but made at their full size, or kept from the last merge,
-	// they would hold more memory while a merge runs (the set merging and
-	// the next, both full), and the Go heap's target doubles what it holds
-	// at its peak.
+	// they would hold more memory while a merge runs (the slice merging
+	// and the next, both full), and the Go heap's target doubles what it
+	// holds at its peak.
 	fps := s.synced
 	s.synced = nil
 	s.mergedUpTo = s.syncedGen
-	s.mergingSet, s.recent = s.recent, seen.NewExact(0)
+	// The merge's fingerprints are sorted here, not by the merge, so that
+	// unmerged finds them there by binary search while it runs: 11 ms of
+	// the store's goroutine for each MergeURLs new URLs (2^17), where a set
+	// of them (the last recent) held 2-4 MiB more of the heap.
+	slices.Sort(fps)
+	s.mergingFPs, s.recent = fps, seen.NewExact(0)
 	for _, c := range s.committing {
 		for _, fp := range c.fps {
 			s.recent.Add(fp)
@@ -116,17 +125,16 @@ func (s *Store) finishMerge(wait bool) {
 		s.write(err)
 		return
 	}
-	s.mergingSet = nil
+	s.mergingFPs = nil
 	if s.err == nil {
 		s.write(s.batch.DeleteRange(seenLogKey(0), seenLogKey(s.mergedUpTo+1), nil))
 	}
 }
 
 // mergeSeen writes fps as a table of seen keys at path and ingests it into
-// db. fps must be distinct; mergeSeen sorts them.
+// db. fps must be sorted and distinct.
 func mergeSeen(db *pebble.DB, fs vfs.FS, path string, o sstable.WriterOptions, fps []uint64) (err error) {
 	defer recoverFatal(&err)
-	slices.Sort(fps)
 	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return fmt.Errorf("store: merge the seen-set: %w", err)

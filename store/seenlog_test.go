@@ -38,7 +38,7 @@ func TestSeenLogMerges(t *testing.T) {
 		}
 	}
 	merged := count(s, prefixSeen)
-	if merged < urls-2*o.MergeURLs || s.recent.Len() != urls-merged || s.mergingSet != nil {
+	if merged < urls-2*o.MergeURLs || s.recent.Len() != urls-merged || s.mergingFPs != nil {
 		t.Errorf("%d seen keys merged and %d fingerprints in memory, of %d added", merged, s.recent.Len(), urls)
 	}
 	for fp := uint64(1); fp <= urls+10; fp++ {

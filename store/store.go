@@ -199,7 +199,7 @@ type Store struct {
 
 	// The seen-set's log (see seenlog.go).
 	recent       *seen.Exact // the fingerprints added since the last merge began
-	mergingSet   *seen.Exact // those of the merge under way (and a few more), or nil
+	mergingFPs   []uint64    // those of the merge under way, sorted, or nil
 	fresh        []uint64    // the fingerprints added in the gathering group
 	spareFPs     []uint64    // the fps of a group synced, for the next fresh
 	synced       []uint64    // those of the groups synced since the last merge began
