@@ -92,10 +92,36 @@ type hostTable struct {
 	hosts map[string]*hostEntry
 }
 
+// hostEntry is one host's pacing state and accounting. Its HostStats are
+// made when asked for (stats): the table holds an entry for each host a
+// Run meets, and this way the host's name, and the fields pace keeps
+// (Delay, Failures, Retired), are not kept twice.
 type hostEntry struct {
-	stats   HostStats // Host left unset
-	pace    politeness.HostPace
-	retired error // the Err of the host's pages once it is retired
+	pace                                    politeness.HostPace
+	retired                                 error // the Err of the host's pages once it is retired
+	requests, robotsRequests, bytes, errors int64
+	fetchTime                               time.Duration
+	inFlight                                int
+	next                                    time.Time
+	lastError                               string
+}
+
+// stats returns the HostStats of h, the entry of host.
+func (h *hostEntry) stats(host string) HostStats {
+	return HostStats{
+		Host:           host,
+		Requests:       h.requests,
+		RobotsRequests: h.robotsRequests,
+		Bytes:          h.bytes,
+		Errors:         h.errors,
+		Delay:          h.pace.Delay,
+		Failures:       h.pace.Failures,
+		Retired:        h.pace.Retired,
+		InFlight:       h.inFlight,
+		Next:           h.next,
+		FetchTime:      h.fetchTime,
+		LastError:      h.lastError,
+	}
 }
 
 func newHostTable(p politeness.Pacing) *hostTable {
@@ -122,7 +148,7 @@ func (t *hostTable) begin(host string) error {
 	if h.retired != nil {
 		return h.retired
 	}
-	h.stats.InFlight++
+	h.inFlight++
 	return nil
 }
 
@@ -130,7 +156,7 @@ func (t *hostTable) begin(host string) error {
 func (t *hostTable) end(host string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.hosts[host].stats.InFlight--
+	t.hosts[host].inFlight--
 }
 
 // retire gives up on host for the reason given, unless it is retired
@@ -142,7 +168,7 @@ func (t *hostTable) retire(host, reason string) bool {
 	if h.retired != nil {
 		return false
 	}
-	h.pace.Retired, h.stats.Retired = reason, reason
+	h.pace.Retired = reason
 	h.retired = retiredError(host, reason)
 	return true
 }
@@ -161,24 +187,24 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	h := t.entry(host)
-	s, p := &h.stats, &h.pace
+	p := &h.pace
 	if robots {
-		s.RobotsRequests++
+		h.robotsRequests++
 	} else {
-		s.Requests++
+		h.requests++
 	}
-	s.Bytes += bytes
-	s.FetchTime += o.Duration
+	h.bytes += bytes
+	h.fetchTime += o.Duration
 	if o.Failed() {
-		s.Errors++
+		h.errors++
 		if o.Err != nil {
-			s.LastError = o.Err.Error()
+			h.lastError = o.Err.Error()
 		} else {
-			s.LastError = fmt.Sprintf("status %d", o.Status)
+			h.lastError = fmt.Sprintf("status %d", o.Status)
 		}
 	}
 	next = t.pacing.Next(p, now, o)
-	s.Delay, s.Failures, s.Retired, s.Next = p.Delay, p.Failures, p.Retired, next
+	h.next = next
 	if p.Retired != "" && h.retired == nil {
 		if cause == nil {
 			h.retired = retiredError(host, p.Retired)
@@ -195,9 +221,10 @@ func (t *hostTable) summary(now time.Time) HostSummary {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var s HostSummary
-	for _, h := range t.hosts {
+	for name, h := range t.hosts {
 		if h.contacted() {
-			s.count(&h.stats, now)
+			st := h.stats(name)
+			s.count(&st, now)
 		}
 	}
 	return s
@@ -206,8 +233,7 @@ func (t *hostTable) summary(now time.Time) HostSummary {
 // contacted reports whether the host was contacted, is being contacted or
 // is retired, rather than only met.
 func (h *hostEntry) contacted() bool {
-	s := &h.stats
-	return s.Requests > 0 || s.RobotsRequests > 0 || s.InFlight > 0 || s.Retired != ""
+	return h.requests > 0 || h.robotsRequests > 0 || h.inFlight > 0 || h.pace.Retired != ""
 }
 
 // snapshot returns the stats of every host contacted, being contacted or
@@ -219,9 +245,7 @@ func (t *hostTable) snapshot() []HostStats {
 		if !h.contacted() {
 			continue // met only
 		}
-		s := h.stats
-		s.Host = name
-		out = append(out, s)
+		out = append(out, h.stats(name))
 	}
 	t.mu.Unlock()
 	slices.SortFunc(out, func(a, b HostStats) int { return cmp.Compare(a.Host, b.Host) })
