@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -61,6 +62,57 @@ func TestSeenLogMerges(t *testing.T) {
 	for fp := uint64(1); fp <= urls+10; fp++ {
 		if got := s.Seen().Contains(fp); got != (fp <= urls) {
 			t.Errorf("reopened: Contains(%d) = %v", fp, got)
+		}
+	}
+}
+
+// While a merge runs, the store finds its fingerprints in the merge's
+// sorted slice: they are in no set any more, and not yet in the database.
+func TestSeenFoundWhileMerging(t *testing.T) {
+	o := &Options{FS: vfs.NewMem(), ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
+	s, err := Open("crawl", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var added []uint64
+	for i := uint64(1); s.merging == nil; i++ {
+		if i > 100 {
+			t.Fatal("no merge started after 100 commits of a new fingerprint")
+		}
+		fp := i * 0x9E3779B97F4A7C15 // out of order
+		if !s.Seen().Add(fp) {
+			t.Fatalf("Add(%#x) of a new fingerprint = false", fp)
+		}
+		added = append(added, fp)
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.mergingFPs) < o.MergeURLs || !slices.IsSorted(s.mergingFPs) {
+		t.Fatalf("merging %d fingerprints, sorted: %v; want at least %d, sorted", len(s.mergingFPs), slices.IsSorted(s.mergingFPs), o.MergeURLs)
+	}
+	inSlice := 0
+	for _, fp := range added {
+		if !s.recent.Contains(fp) {
+			inSlice++
+		}
+		if !s.Seen().Contains(fp) {
+			t.Errorf("Contains(%#x) = false while it is merged", fp)
+		}
+	}
+	if inSlice < o.MergeURLs {
+		t.Errorf("%d of the fingerprints added are only in the merge's slice; want at least %d", inSlice, o.MergeURLs)
+	}
+	for i := uint64(1); i <= 100; i++ {
+		if fp := i*0x9E3779B97F4A7C15 + 1; s.Seen().Contains(fp) {
+			t.Errorf("Contains(%#x) of a fingerprint never added = true", fp)
+		}
+	}
+	s.finishMerge(true)
+	for _, fp := range added {
+		if !s.Seen().Contains(fp) {
+			t.Errorf("Contains(%#x) = false once merged", fp)
 		}
 	}
 }
