@@ -247,7 +247,11 @@ func (c *Crawler) TotalStats() Stats {
 // everything discovered. The StoppedError's Frontier, as Stats().Frontier,
 // is the number of URLs left, and a later Run on the same Crawler (with no
 // seeds, or the same ones) resumes there: a page is requested again only
-// if its first request was cut short. A Fetcher of your own must return
+// if its first request was cut short. A Run that resumes a crawl (its
+// Frontier not empty at the start, here or after a restart on a durable
+// store) asks no host before Pacing.MinDelay has passed: the requests in
+// flight when the Run or process before ended are recorded nowhere, and
+// are made again. A Fetcher of your own must return
 // promptly when its ctx is done, and its idle connections are yours to
 // close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
@@ -307,6 +311,13 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
 		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
+	}
+	if r.frontier.Len() > 0 {
+		// This Run resumes a crawl, whose last requests it does not know:
+		// those in flight when the process before was killed, or when the
+		// Run before was stopped, went unrecorded. So it asks no host
+		// before one least delay has passed.
+		r.holdUntil = time.Now().Add(c.Pacing.MinDelay())
 	}
 	for _, u := range canonSeeds {
 		l := link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}
@@ -369,6 +380,9 @@ type run struct {
 	stats    *counters
 	before   *Stats // the totals of the crawl before this Run; nil: none
 	hostTab  *hostTable
+	// holdUntil is when a Run that resumes a crawl may ask its first
+	// host (see run); zero for a new crawl.
+	holdUntil time.Time
 
 	userAgent, agentToken string
 	workers               int
@@ -595,6 +609,10 @@ func (r *run) loop(ctx context.Context) error {
 		paused, resumed := r.c.pauseState()
 		for !paused && inflight < r.workers && budgetLeft() {
 			now := time.Now()
+			if now.Before(r.holdUntil) {
+				wake = r.holdUntil
+				break
+			}
 			if r.rateInterval > 0 && now.Before(nextSlot) {
 				wake = nextSlot
 				break

@@ -137,6 +137,15 @@ func (p *Pacing) Next(h *HostPace, now time.Time, o Outcome) time.Time {
 	return r.next(h, now, o)
 }
 
+// MinDelay returns the least wait between two requests to a host: Delay,
+// or 0 when it is negative. A crawl that resumes one whose last requests
+// it does not know (those in flight when a process died) waits this long
+// before its first.
+func (p *Pacing) MinDelay() time.Duration {
+	r := p.resolved()
+	return r.delay(0, 0)
+}
+
 // next is Next on a resolved Pacing.
 func (p *Pacing) next(h *HostPace, now time.Time, o Outcome) time.Time {
 	wait := p.delay(o.CrawlDelay, o.Duration)

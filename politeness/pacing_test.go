@@ -71,6 +71,11 @@ func TestPacingZeroAndNegative(t *testing.T) {
 			}
 		})
 	}
+	for p, want := range map[Pacing]time.Duration{{}: DefaultDelay, {Delay: 3 * time.Second}: 3 * time.Second, {Delay: -1}: 0, {Delay: -1, DelayFactor: 10}: 0} {
+		if got := p.MinDelay(); got != want {
+			t.Errorf("%+v.MinDelay() = %v, want %v", p, got, want)
+		}
+	}
 	var h HostPace
 	for range DefaultMaxFailures {
 		(&Pacing{}).Next(&h, t0, Outcome{Status: 503})

@@ -24,7 +24,9 @@
 //
 // Durable: the seen-set; the breadth-first queues (one per host, on disk,
 // four entries each in memory); each host's next allowed time, so a
-// restarted crawl keeps each host's pace; the page requests of every run
+// restarted crawl keeps each host's pace (and the crawler, resuming,
+// asks no host before one least delay, for the requests in flight at a
+// crash were not recorded); the page requests of every run
 // (Store.Requests, for a budget across runs); the robots.txt files fetched
 // ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
 // crawler keeps in a [frontier.Keeper]: its counters' totals

@@ -183,3 +183,40 @@ func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 	}
 	return w
 }
+
+// kill -9 three times, each run started again at once: no host is asked
+// sooner than -delay after its last request ended, by the server's own
+// log, across the kills too (the requests in flight at a kill, asked
+// again, were never recorded in the state).
+func TestStateKeepsPaceAcrossKill9(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 9, Hosts: 4, PagesPerHost: 10, Latency: 2 * time.Millisecond, Log: true})
+	t.Cleanup(w.Close)
+	dir := filepath.Join(t.TempDir(), "state")
+	const delay = 100 * time.Millisecond
+	for range 3 {
+		cmd := crawlState(t.Context(), w, dir, "-delay", delay.String())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		until := w.TotalRequests() + 6
+		deadline := time.Now().Add(20 * time.Second)
+		for w.TotalRequests() < until && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	if out, err := crawlState(t.Context(), w, dir, "-delay", delay.String()).CombinedOutput(); err != nil {
+		t.Fatalf("the last run: %v\n%s", err, out)
+	}
+	if lost, _ := w.Coverage(); lost != 0 {
+		t.Errorf("%d pages never fetched", lost)
+	}
+	last := map[string]crawlertest.LoggedRequest{}
+	for _, l := range w.Log() {
+		if p, ok := last[l.Host]; ok && l.Start.Sub(p.End) < delay {
+			t.Errorf("%s asked %v after its last request ended (%s, then %s)", l.Host, l.Start.Sub(p.End), p.URL, l.URL)
+		}
+		last[l.Host] = l
+	}
+}
