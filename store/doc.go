@@ -24,9 +24,10 @@
 //
 // Durable: the seen-set; the breadth-first queues (one per host, on disk,
 // four entries each in memory); each host's next allowed time, so a
-// restarted crawl keeps each host's pace (and the crawler, resuming,
-// asks no host before one least delay, for the requests in flight at a
-// crash were not recorded); the page requests of every run
+// restarted crawl keeps each host's pace; since the request in flight at
+// a crash is not recorded, each host also waits its last wait (its delay,
+// adaptive or Crawl-delay, or its backoff: frontier.Result.Wait) again
+// from the store's opening; the page requests of every run
 // (Store.Requests, for a budget across runs); the robots.txt files fetched
 // ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
 // crawler keeps in a [frontier.Keeper]: its counters' totals

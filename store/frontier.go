@@ -73,16 +73,17 @@ func (s *Store) writeHost(h *hostQueue) {
 	}
 	s.kbuf = appendHostKey(s.kbuf[:0], h.name)
 	s.vbuf = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(s.vbuf[:0], h.id), uint64(nanos))
+	s.vbuf = binary.BigEndian.AppendUint64(s.vbuf, uint64(h.wait))
 	s.set(s.kbuf, s.vbuf)
 }
 
-// advance moves h's ready time on to next, if that is later, in the step in
-// progress, and reports whether it did.
-func (s *Store) advance(h *hostQueue, next time.Time) bool {
+// advance moves h's ready time on to next, the end of a wait, if that is
+// later, in the step in progress, and reports whether it did.
+func (s *Store) advance(h *hostQueue, next time.Time, wait time.Duration) bool {
 	if !next.After(h.readyAt) {
 		return false
 	}
-	h.readyAt = next
+	h.readyAt, h.wait = next, max(wait, 0)
 	s.writeHost(h)
 	return true
 }
@@ -191,7 +192,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	delete(s.out, e.FP)
 	h := o.host
 	h.inflight--
-	s.advance(h, r.Next)
+	s.advance(h, r.Next, r.Wait)
 	if r.Retry {
 		q := s.setEntry(h.id, o.seq, e)
 		s.record(h, write{queued: q})
@@ -327,7 +328,7 @@ func (f *Frontier) Drain(match func(host string) bool, ready func(host string, a
 func (f *Frontier) Hold(host string, until time.Time) {
 	s := (*Store)(f)
 	h := s.host(host)
-	if !s.advance(h, until) {
+	if !s.advance(h, until, h.wait) {
 		return
 	}
 	if h.heap != nil {

@@ -59,9 +59,10 @@ const l0Compaction = 12
 
 // formatVersion is written in a new store and checked on open. 2: queue
 // entries keep their URLs without "http(s)://"+host; 3: the seen-set's
-// new fingerprints are logged ("l" keys) and merged (a store of format 2
-// is opened, and marked 3).
-const formatVersion = 3
+// new fingerprints are logged ("l" keys) and merged; 4: a host's record
+// keeps its wait too. A store of format 2 or 3 is opened (its hosts' waits
+// unknown), and marked 4.
+const formatVersion = 4
 
 // headMax is how many waiting entries of a host are kept in memory.
 const headMax = 4
@@ -226,7 +227,8 @@ type hostQueue struct {
 	loaded   uint64   // the seq after which to load more
 	inflight int
 	readyAt  time.Time
-	heap     *hostHeap // the heap it is in, or nil
+	wait     time.Duration // the wait readyAt ends (frontier.Result.Wait)
+	heap     *hostHeap     // the heap it is in, or nil
 	index    int
 	writes   []write // the writes to its queue of the groups not yet applied, by seq (see fill)
 }
@@ -261,7 +263,7 @@ const (
 	prefixMeta  = 'm' // "m": the format version
 	prefixSeen  = 's' // "s" fp: a seen URL
 	prefixQueue = 'q' // "q" host id seq: a waiting entry
-	prefixHost  = 'h' // "h" name: host id, ready time
+	prefixHost  = 'h' // "h" name: host id, ready time, wait
 	// prefixKept 'k' and prefixRecord 'r' are in keep.go and records.go.
 )
 
@@ -324,6 +326,7 @@ func Open(dir string, o *Options) (*Store, error) {
 // load reads what the crawl had: the version, the seen-set into the Bloom
 // filter, the hosts and the heads of their queues.
 func (s *Store) load() error {
+	opened := time.Now()
 	v, closer, err := s.db.Get(metaKey)
 	switch {
 	case errors.Is(err, pebble.ErrNotFound):
@@ -335,10 +338,10 @@ func (s *Store) load() error {
 	default:
 		version := bytes.Clone(v)
 		closer.Close()
-		if len(version) != 1 || version[0] != formatVersion && version[0] != 2 {
+		if len(version) != 1 || version[0] < 2 || version[0] > formatVersion {
 			return fmt.Errorf("%w: format %v, want %d", ErrVersion, version, formatVersion)
 		}
-		if version[0] != formatVersion { // 2 has no seen-set log: it reads as 3
+		if version[0] != formatVersion { // 2 has no seen-set log, 3 no waits: they read as 4
 			if err := s.db.Set(metaKey, []byte{formatVersion}, pebble.Sync); err != nil {
 				return err
 			}
@@ -352,12 +355,20 @@ func (s *Store) load() error {
 	}
 	byID := map[uint32]*hostQueue{}
 	err = s.scan(prefixHost, func(k, v []byte) error {
-		if len(v) != 12 {
+		if len(v) != 12 && len(v) != 20 { // 12: format 3, no wait
 			return fmt.Errorf("host %q: a record of %d bytes", k[1:], len(v))
 		}
 		h := &hostQueue{name: string(k[1:]), id: binary.BigEndian.Uint32(v), index: -1}
 		if nanos := int64(binary.BigEndian.Uint64(v[4:])); nanos != 0 {
 			h.readyAt = time.Unix(0, nanos)
+		}
+		if len(v) == 20 {
+			h.wait = time.Duration(binary.BigEndian.Uint64(v[12:]))
+		}
+		// The request in flight when the process before died, if any,
+		// went unrecorded: the host waits its wait again from now.
+		if again := opened.Add(h.wait); h.wait > 0 && again.After(h.readyAt) {
+			h.readyAt = again
 		}
 		s.hosts[h.name], byID[h.id] = h, h
 		s.nextID = max(s.nextID, h.id+1)
