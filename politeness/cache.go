@@ -169,11 +169,11 @@ type outage struct {
 	since    time.Time // when the first of them ended
 }
 
-// history returns the history a new entry replacing e starts from: e's
-// outage, or, after a robots.txt had, one of no failures with e's rules
-// as the last good copy.
+// history returns the history a new entry replacing e, a published one,
+// starts from: e's outage, or, after a robots.txt had, one of no failures
+// with e's rules as the last good copy.
 func (e *cacheEntry) history() *outage {
-	if e.down != nil || e.robots == nil {
+	if e.down != nil {
 		return e.down
 	}
 	return &outage{lastGood: e.robots}
