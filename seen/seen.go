@@ -132,6 +132,14 @@ func (s *Exact) Len() int { return s.n }
 // MemoryBytes reports the size of the table.
 func (s *Exact) MemoryBytes() int { return 8 * len(s.slots) }
 
+// Clear empties the set and keeps its table, so that filling it again up
+// to its size before allocates nothing.
+func (s *Exact) Clear() {
+	clear(s.slots)
+	s.n = 0
+	s.hasZero = false
+}
+
 func (s *Exact) resize(size int) {
 	old := s.slots
 	s.slots = make([]uint64, size)

@@ -67,6 +67,30 @@ func TestExactZeroFingerprintAndGrowth(t *testing.T) {
 	}
 }
 
+func TestExactClear(t *testing.T) {
+	s := seen.NewExact(0)
+	for i := range uint64(1000) {
+		s.Add(i) // 0 among them
+	}
+	size := s.MemoryBytes()
+	s.Clear()
+	if s.Len() != 0 || s.Contains(0) || s.Contains(5) || s.MemoryBytes() != size {
+		t.Fatalf("after Clear: Len %d, Contains(0) %v, Contains(5) %v, %d bytes (was %d)",
+			s.Len(), s.Contains(0), s.Contains(5), s.MemoryBytes(), size)
+	}
+	if allocs := testing.AllocsPerRun(3, func() {
+		s.Clear()
+		for i := range uint64(700) {
+			s.Add(i*7919 + 1)
+		}
+	}); allocs != 0 {
+		t.Errorf("filling a cleared set again allocated %v times", allocs)
+	}
+	if !s.Add(5) || s.Add(5) || s.Len() != 701 {
+		t.Fatalf("a cleared set does not behave as a set: Len %d", s.Len())
+	}
+}
+
 // BenchmarkExactAdd inserts n fresh fingerprints per op into our table and
 // into a Go map, reporting bytes per fingerprint (heap growth / n).
 //
