@@ -28,6 +28,10 @@ const (
 	// pattern must repeat content already seen before the pattern is no
 	// longer followed.
 	DefaultDuplicatePages = 10
+	// DefaultDuplicateWindow is how many distinct contents, the latest,
+	// the duplicate rule remembers at most: 16 MiB of fingerprints, which
+	// span a rotation of half a million hosts.
+	DefaultDuplicateWindow = 1 << 20
 )
 
 // Trap rules, the keys of [Stats].Traps.
@@ -76,7 +80,8 @@ type Traps struct {
 	// ?id= may rightly take millions of values.
 	MaxQueryValues int
 	// DuplicatePages stops a path pattern: once this many HTML pages of
-	// one host and pattern in a row had content already seen in the Run,
+	// one host and pattern in a row had content already seen in the Run
+	// (and remembered: see DuplicateWindow),
 	// or this many and at least 80% of the pattern's pages, the crawl no
 	// longer follows links into the pattern, and its URLs still queued
 	// reach the Handler unfetched with ErrTrap. Content is the page's
@@ -87,6 +92,15 @@ type Traps struct {
 	// "example.com/calendar?month". 0: DefaultDuplicatePages; negative:
 	// never.
 	DuplicatePages int
+	// DuplicateWindow bounds the memory of content seen, which would
+	// otherwise grow by 11 to 21 bytes a page: the rule remembers the
+	// latest distinct contents, at least half of DuplicateWindow and at
+	// most all of it, and content that is seen again stays remembered. So
+	// a host that keeps serving one page (a soft 404, an empty calendar
+	// month) is caught as long as its pages are fewer than
+	// DuplicateWindow/2 fetches apart, the hosts the crawl takes turns
+	// with. 0: DefaultDuplicateWindow; negative: every content of the Run.
+	DuplicateWindow int
 }
 
 // trapRules are the Traps of one Run, defaults filled in, with the state
@@ -98,7 +112,7 @@ type trapRules struct {
 
 	perHost     map[string]int                 // scheduler only: URLs queued per host
 	queryValues map[string]map[uint64]struct{} // scheduler only: host "\x00" name -> value hashes
-	content     *seen.Exact                    // scheduler only: content fingerprints seen (a third of a map's memory)
+	content     contentWindow                  // scheduler only: content fingerprints seen
 	patterns    map[hostPattern]*patternCount  // scheduler only: pages and duplicates per pattern
 
 	mu       sync.RWMutex
@@ -123,7 +137,7 @@ func newTrapRules(t Traps) *trapRules {
 		duplicatePages:    politeness.Or(t.DuplicatePages, DefaultDuplicatePages),
 		perHost:           map[string]int{},
 		queryValues:       map[string]map[uint64]struct{}{},
-		content:           seen.NewExact(0),
+		content:           newContentWindow(politeness.Or(t.DuplicateWindow, DefaultDuplicateWindow)),
 		patterns:          map[hostPattern]*patternCount{},
 		blocked:           map[string]map[string]bool{},
 	}
@@ -241,7 +255,7 @@ func (t *trapRules) admitQuery(u, host string) bool {
 // page records the content fingerprint of a fetched HTML page and reports
 // the pattern it stopped, if this page was the one that tipped it.
 func (t *trapRules) page(u, host string, content uint64) (stopped string, duplicate bool) {
-	duplicate = !t.content.Add(content)
+	duplicate = !t.content.add(content)
 	if t.duplicatePages <= 0 {
 		return "", duplicate
 	}
@@ -343,3 +357,45 @@ func urlPattern(u string) string {
 	}
 	return b.String()
 }
+
+// contentWindow is the content fingerprints of a Run's latest pages: an
+// exact set in two generations, a newer and an older, each of at most
+// half of limit distinct fingerprints. When the newer is full it becomes
+// the older, and the older, cleared, the newer; a fingerprint found in the
+// older is added to the newer again. So a fingerprint is forgotten only
+// after half of limit others were added since it was last, whatever
+// recurs stays, and the memory is bounded by two tables that are never
+// allocated again. With limit <= 0 the newer never fills: every
+// fingerprint is kept.
+type contentWindow struct {
+	half       int // fingerprints in a full generation; 0: no limit
+	newer, old *seen.Exact
+}
+
+func newContentWindow(limit int) contentWindow {
+	w := contentWindow{newer: seen.NewExact(0), old: seen.NewExact(0)}
+	if limit > 0 {
+		w.half = (limit + 1) / 2
+	}
+	return w
+}
+
+// add records fp as seen and reports whether it was not remembered.
+func (w *contentWindow) add(fp uint64) (added bool) {
+	if w.newer.Contains(fp) {
+		return false
+	}
+	added = !w.old.Contains(fp)
+	if w.half > 0 && w.newer.Len() >= w.half {
+		w.newer, w.old = w.old, w.newer
+		w.newer.Clear()
+	}
+	w.newer.Add(fp)
+	return added
+}
+
+// remembered reports how many fingerprints are remembered.
+func (w *contentWindow) remembered() int { return w.newer.Len() + w.old.Len() }
+
+// memoryBytes reports the size of the tables.
+func (w *contentWindow) memoryBytes() int { return w.newer.MemoryBytes() + w.old.MemoryBytes() }

@@ -165,3 +165,54 @@ func TestHostBudget(t *testing.T) {
 		t.Errorf("requests %d, host-budget %d: want 5 and > 0", st.Requests, st.Traps[crawler.TrapHostBudget])
 	}
 }
+
+// TestDuplicateWindow crawls, with one worker and a window of 8 contents,
+// a site whose root links first to a page, then to 20 pages of distinct
+// content, then to a copy of the first page, and then to a calendar whose
+// empty months, the same page, alternate with more distinct pages. The
+// copy comes after more contents than the window holds and is not seen as
+// a duplicate; the calendar's page keeps coming back, stays remembered,
+// and its pattern is stopped. Without a limit the copy is a duplicate too.
+func TestDuplicateWindow(t *testing.T) {
+	distinct := func(i int) response {
+		return response{body: fmt.Sprintf("<html><body><p>page %d</p></body></html>", i)}
+	}
+	pages := map[string]response{"/first": distinct(-1), "/copy": distinct(-1)}
+	links := []string{"/first"}
+	for i := range 20 {
+		p := "/u/" + strconv.Itoa(i)
+		pages[p], links = distinct(i), append(links, p)
+	}
+	links = append(links, "/copy")
+	for i := range 20 {
+		p, cal := "/v/"+strconv.Itoa(i), "/cal?m="+strconv.Itoa(i)
+		pages[p], pages[cal] = distinct(100+i), html()
+		links = append(links, p, cal)
+	}
+	pages["/"] = html(links...)
+	s := newSite(t, pages)
+	host := strings.TrimPrefix(s.URL, "http://")
+
+	for _, tc := range []struct {
+		window     int
+		duplicates int64 // the copy, and the calendar's months up to the stop
+	}{{8, 3}, {-1, 4}} {
+		s.reset()
+		c := fast(nil)
+		c.Workers = 1
+		c.Traps = crawler.Traps{DuplicatePages: 3, DuplicateWindow: tc.window}
+		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		st := c.Stats()
+		if st.DuplicateContent != tc.duplicates {
+			t.Errorf("window %d: DuplicateContent = %d, want %d", tc.window, st.DuplicateContent, tc.duplicates)
+		}
+		if want := host + "/cal?m"; !slices.Contains(st.TrapPatterns, want) {
+			t.Errorf("window %d: TrapPatterns = %q, want %q: the recurring content was forgotten", tc.window, st.TrapPatterns, want)
+		}
+		if n := s.count("/copy"); n != 1 {
+			t.Errorf("window %d: /copy fetched %d times", tc.window, n)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package crawler
 
 import (
-	"crawler/internal/links"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
+
+	"crawler/internal/links"
 )
 
 func TestTrapCheckURL(t *testing.T) {
@@ -185,5 +187,101 @@ func TestTrapDuplicateRatio(t *testing.T) {
 	}
 	if at != 14 {
 		t.Errorf("pattern stopped at page %d, want 14", at)
+	}
+}
+
+// TestContentWindow checks the bounded memory of content seen against a
+// model that remembers everything: it never calls content new that was
+// added since fewer than half its limit of other fingerprints were, never
+// calls content seen that was not, and never holds more than its limit.
+func TestContentWindow(t *testing.T) {
+	for _, limit := range []int{1, 2, 8, 101, 1000} {
+		w := newContentWindow(limit)
+		half := (limit + 1) / 2
+		var history []uint64     // every add, in order
+		last := map[uint64]int{} // fingerprint -> index of its last add
+		r := rand.New(rand.NewPCG(uint64(limit), 7))
+		warm := 0
+		for i := range 10000 {
+			fp := r.Uint64N(uint64(3 * limit)) // some recur soon, some late
+			added := w.add(fp)
+			at, before := last[fp]
+			switch {
+			case !added && !before:
+				t.Fatalf("limit %d, add %d: %d reported seen, never added", limit, i, fp)
+			case added && before:
+				others := map[uint64]bool{}
+				for _, o := range history[at+1:] {
+					if o != fp {
+						others[o] = true
+					}
+					if len(others) == half {
+						break
+					}
+				}
+				if len(others) < half {
+					t.Fatalf("limit %d, add %d: %d forgotten after %d others, want it kept until %d", limit, i, fp, len(others), half)
+				}
+			}
+			history = append(history, fp)
+			last[fp] = i
+			if n := w.remembered(); n > limit+1 || n > 2*half {
+				t.Fatalf("limit %d: %d fingerprints remembered", limit, n)
+			}
+			if i == 5000 {
+				warm = w.memoryBytes()
+			}
+		}
+		if w.memoryBytes() != warm {
+			t.Errorf("limit %d: tables of %d bytes grew to %d", limit, warm, w.memoryBytes())
+		}
+	}
+
+	unbounded := newContentWindow(-1)
+	for i := range uint64(5000) {
+		unbounded.add(i)
+	}
+	if unbounded.add(0) || unbounded.remembered() != 5000 {
+		t.Errorf("no limit: the first fingerprint is forgotten or not all kept (%d)", unbounded.remembered())
+	}
+}
+
+// TestContentWindowKeepsWhatRecurs: a content that comes back every few
+// pages (a soft 404 among a host's real pages) is never forgotten, however
+// many distinct contents pass by.
+func TestContentWindowKeepsWhatRecurs(t *testing.T) {
+	w := newContentWindow(16)
+	w.add(1)
+	for i := range uint64(10000) {
+		w.add(1000 + i)
+		if i%7 == 0 && w.add(1) {
+			t.Fatalf("after %d other contents, the recurring one was forgotten", i+1)
+		}
+	}
+	if !w.add(1000) {
+		t.Error("a content seen 10000 contents ago is still remembered: no bound")
+	}
+}
+
+// BenchmarkContentWindow adds random content fingerprints to the default
+// window, and to one without a limit, and reports the size of their
+// tables: the window's stops growing at DefaultDuplicateWindow/2
+// fingerprints.
+//
+//	go test -run '^$' -bench ContentWindow -benchtime 4000000x .
+func BenchmarkContentWindow(b *testing.B) {
+	for _, limit := range []int{DefaultDuplicateWindow, -1} {
+		name := "default"
+		if limit < 0 {
+			name = "unbounded"
+		}
+		b.Run(name, func(b *testing.B) {
+			w := newContentWindow(limit)
+			r := rand.New(rand.NewPCG(1, 2))
+			for b.Loop() {
+				w.add(r.Uint64())
+			}
+			b.ReportMetric(float64(w.memoryBytes())/(1<<20), "MiB")
+		})
 	}
 }

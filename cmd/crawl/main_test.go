@@ -235,11 +235,11 @@ func TestRateAndHostStats(t *testing.T) {
 // Each trap flag sets its field of crawler.Traps.
 func TestTrapFlags(t *testing.T) {
 	o, _, err := parseFlags([]string{"-max-url-length", "-1", "-max-path-depth", "7", "-max-segment-repeats", "-1",
-		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "http://x.test/"}, io.Discard)
+		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "-duplicate-window", "4096", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := crawler.Traps{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1}
+	want := crawler.Traps{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1, DuplicateWindow: 4096}
 	if o.traps != want {
 		t.Errorf("flags gave %+v, want %+v", o.traps, want)
 	}

@@ -16,4 +16,5 @@ func registerTraps(fs *flag.FlagSet, t *crawler.Traps) {
 	fs.IntVar(&t.MaxPagesPerHost, "max-pages-per-host", 0, "most URLs queued per host (0 or negative: no limit)")
 	fs.IntVar(&t.MaxQueryValues, "max-query-values", 0, "most distinct values of one query parameter on one host (0 or negative: no limit)")
 	fs.IntVar(&t.DuplicatePages, "duplicate-pages", 0, fmt.Sprintf("stop a host's path pattern after this many pages with content already seen (0: %d; negative: never)", crawler.DefaultDuplicatePages))
+	fs.IntVar(&t.DuplicateWindow, "duplicate-window", 0, fmt.Sprintf("most distinct contents -duplicate-pages remembers, the latest (0: %d; negative: all, 11-21 bytes a page)", crawler.DefaultDuplicateWindow))
 }
