@@ -181,6 +181,10 @@ type made struct {
 	// revisitsOf.
 	revisits   *revisits
 	revisitsOf frontier.Frontier
+	// traps are the trap rules and what they counted, for the frontier
+	// trapsOf: a Run that resumes the crawl carries on with them.
+	traps   *trapRules
+	trapsOf frontier.Frontier
 }
 
 // fetchRobots is the Fetch of the robots.txt cache made by Run: through
@@ -445,7 +449,6 @@ func (c *Crawler) newRun(h Handler) *run {
 		userAgent: cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
 		workers:   politeness.Or(c.Workers, DefaultWorkers),
 		hostTab:   newHostTable(c.Pacing),
-		traps:     newTrapRules(c.Traps),
 		nearDups:  newNearDuplicates(c.NearDuplicates),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
@@ -469,6 +472,12 @@ func (c *Crawler) newRun(h Handler) *run {
 		}
 		r.seen = m.seen
 	}
+	if m.traps == nil || m.trapsOf != r.frontier {
+		m.traps, m.trapsOf = newTrapRules(c.Traps), r.frontier
+	} else {
+		m.traps.configure(c.Traps)
+	}
+	r.traps = m.traps
 	if r.canon == nil {
 		r.canon = new(canon.Canonicalizer)
 	}
@@ -728,6 +737,7 @@ func (r *run) commit() error {
 	if r.committer == nil {
 		return nil
 	}
+	r.traps.record()
 	if err := r.committer.Commit(); err != nil {
 		return fmt.Errorf("crawler: frontier commit: %w", err)
 	}

@@ -43,6 +43,11 @@ func (r *run) restore(k frontier.Keeper) error {
 			r.traps.block(host, p)
 		}
 	}
+	if rec, ok := k.(frontier.Recorder); ok && r.traps.rec == nil {
+		if err := r.traps.restore(rec); err != nil {
+			return err
+		}
+	}
 
 	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })
 	keptHosts := len(hosts)

@@ -2,8 +2,10 @@ package crawler_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -127,5 +129,88 @@ func TestResumeKeepsSeedHosts(t *testing.T) {
 	}
 	if got := other.requests(); len(got) != 0 {
 		t.Errorf("the other host, out of scope: requests %v, want none", got)
+	}
+}
+
+// TestResumeKeepsHostBudgets: the URLs a host has queued
+// (Traps.MaxPagesPerHost) and the values a query parameter has taken
+// (Traps.MaxQueryValues) count over the Runs of a crawl, whether it
+// resumes on the same in-memory frontier or from a store after a restart:
+// a resumed crawl spends no budget twice.
+func TestResumeKeepsHostBudgets(t *testing.T) {
+	budget := map[string]response{"/": html("/p/0", "/p/1", "/p/2", "/p/3")}
+	for i := range 4 {
+		p := fmt.Sprint(i)
+		budget["/p/"+p], budget["/q/"+p] = html("/q/"+p), html()
+	}
+	query := map[string]response{"/": html("/c?m=0", "/c?m=1", "/a"), "/a": html("/c?m=2", "/c?m=3")}
+	for m := range 4 {
+		query[fmt.Sprintf("/c?m=%d", m)] = html()
+	}
+	for _, tc := range []struct {
+		name  string
+		pages map[string]response
+		traps crawler.Traps
+		rule  string
+		never []string // pages the first Run's counts keep out of the second
+	}{
+		// The first Run queues "/" and /p/0-3: 5, the budget.
+		{"host budget", budget, crawler.Traps{MaxPagesPerHost: 5}, crawler.TrapHostBudget, []string{"/q/0", "/q/1", "/q/2", "/q/3"}},
+		// The first Run queues ?m=0 and ?m=1: 2 values, the most.
+		{"query values", query, crawler.Traps{MaxQueryValues: 2}, crawler.TrapQueryValues, []string{"/c?m=2", "/c?m=3"}},
+	} {
+		for _, durable := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/durable=%v", tc.name, durable), func(t *testing.T) {
+				s := newSite(t, tc.pages)
+				fs := vfs.NewMem()
+				var st *store.Store
+				c := fast(nil)
+				for run := range 2 {
+					if durable {
+						st = reopen(t, fs, st)
+						c = fast(nil)
+						c.Seen, c.Frontier = st.Seen(), st.Frontier()
+					}
+					c.Workers, c.Traps, c.MaxPages = 1, tc.traps, 0
+					var seeds []string
+					if run == 0 {
+						c.MaxPages, seeds = 1, []string{s.URL + "/"}
+					}
+					if err := c.Run(context.Background(), seeds...); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, p := range tc.never {
+					if n := s.count(p); n != 0 {
+						t.Errorf("%s fetched %d times: the resumed Run counted anew", p, n)
+					}
+				}
+				if got := c.Stats().Traps[tc.rule]; got != int64(len(tc.never)) {
+					t.Errorf("the resumed Run: Stats().Traps[%q] = %d, want %d", tc.rule, got, len(tc.never))
+				}
+				if n := s.count("/p/3") + s.count("/a"); n != 1 {
+					t.Errorf("the pages the first Run queued were fetched %d times, want once", n)
+				}
+			})
+		}
+	}
+}
+
+// A record of the trap rules that does not decode stops the Run with an
+// error that says so: guessing would spend a budget twice.
+func TestResumeRefusesDamagedTrapRecords(t *testing.T) {
+	s := newSite(t, map[string]response{"/": html()})
+	for _, name := range []string{"crawler/host-urls", "crawler/query-values"} {
+		st := reopen(t, vfs.NewMem(), nil)
+		st.Record(name, 1, []byte{0xff})
+		if err := errors.Join(st.Commit(), st.Flush()); err != nil {
+			t.Fatal(err)
+		}
+		c := fast(nil)
+		c.Seen, c.Frontier = st.Seen(), st.Frontier()
+		err := c.Run(context.Background(), s.URL+"/")
+		if err == nil || !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("%s: Run = %v, want an error saying the record is damaged", name, err)
+		}
 	}
 }

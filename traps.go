@@ -1,8 +1,11 @@
 package crawler
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +13,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"crawler/canon"
+	"crawler/frontier"
 	"crawler/politeness"
 	"crawler/seen"
 )
@@ -60,6 +64,13 @@ var ErrTrap = errors.New("crawler: URL pattern is a trap")
 // legitimate site short (a budget per host, a bound on a parameter's
 // values) are off by default. For rules of
 // your own, use Scope.Allow, or a Handler that edits Page.Links.
+//
+// What the rules have counted is the crawl's, not one Run's: a Run that
+// resumes a crawl on the same Frontier carries on with it, and a Frontier
+// that keeps records (frontier.Recorder: a durable store) keeps the
+// patterns stopped, the URLs each host has queued and the query values
+// each has taken, so that a crawl resumed after a restart or a crash
+// spends no budget twice. The contents seen start anew after a restart.
 type Traps struct {
 	// MaxURLLength is the longest URL followed, in bytes. 0:
 	// DefaultMaxURLLength; negative: no limit but canon.MaxLength.
@@ -71,13 +82,14 @@ type Traps struct {
 	// followed URL's path ("/a/b/a/b/a/b" has "a" three times). 0:
 	// DefaultMaxSegmentRepeats; negative: no limit.
 	MaxSegmentRepeats int
-	// MaxPagesPerHost is the most URLs of one host that one Run queues
-	// (seeds included). 0 or negative: no limit.
+	// MaxPagesPerHost is the most URLs of one host that the crawl queues
+	// (seeds included), in all the Runs that resume it (see Traps). 0 or
+	// negative: no limit.
 	MaxPagesPerHost int
 	// MaxQueryValues is the most distinct values one query parameter name
-	// may take on one host (?month=, ?sid=); URLs bringing a new value
-	// beyond it are not followed. 0 or negative: no limit, since a shop's
-	// ?id= may rightly take millions of values.
+	// may take on one host (?month=, ?sid=) in the crawl; URLs bringing a
+	// new value beyond it are not followed. 0 or negative: no limit, since
+	// a shop's ?id= may rightly take millions of values.
 	MaxQueryValues int
 	// DuplicatePages stops a path pattern: once this many HTML pages of
 	// one host and pattern in a row had content already seen in the Run
@@ -103,12 +115,19 @@ type Traps struct {
 	DuplicateWindow int
 }
 
-// trapRules are the Traps of one Run, defaults filled in, with the state
-// of the stateful rules. The stateless check (checkURL) runs on workers;
-// the rest is called by the scheduler and, for blocked, by workers too.
+// trapRules are the Traps of a crawl, defaults filled in, with the state
+// of the stateful rules, which the Runs on one frontier share (one at a
+// time). The stateless check (checkURL) runs on workers; the rest is
+// called by the scheduler and, for blocked, by workers too.
 type trapRules struct {
 	maxURLLength, maxPathDepth, maxSegmentRepeats   int
 	maxPagesPerHost, maxQueryValues, duplicatePages int
+
+	// rec, if set, keeps the counts of the host budgets and the query
+	// values in records written with the scheduler's steps; dirty are the
+	// hosts whose count the step in progress changed.
+	rec   frontier.Recorder
+	dirty map[string]struct{}
 
 	perHost     map[string]int                 // scheduler only: URLs queued per host
 	queryValues map[string]map[uint64]struct{} // scheduler only: host "\x00" name -> value hashes
@@ -128,18 +147,28 @@ type hostPattern struct{ host, pattern string }
 type patternCount struct{ pages, duplicates, streak int }
 
 func newTrapRules(t Traps) *trapRules {
-	return &trapRules{
-		maxURLLength:      politeness.Or(t.MaxURLLength, DefaultMaxURLLength),
-		maxPathDepth:      politeness.Or(t.MaxPathDepth, DefaultMaxPathDepth),
-		maxSegmentRepeats: politeness.Or(t.MaxSegmentRepeats, DefaultMaxSegmentRepeats),
-		maxPagesPerHost:   max(t.MaxPagesPerHost, 0),
-		maxQueryValues:    max(t.MaxQueryValues, 0),
-		duplicatePages:    politeness.Or(t.DuplicatePages, DefaultDuplicatePages),
-		perHost:           map[string]int{},
-		queryValues:       map[string]map[uint64]struct{}{},
-		content:           newContentWindow(politeness.Or(t.DuplicateWindow, DefaultDuplicateWindow)),
-		patterns:          map[hostPattern]*patternCount{},
-		blocked:           map[string]map[string]bool{},
+	r := &trapRules{
+		dirty:       map[string]struct{}{},
+		perHost:     map[string]int{},
+		queryValues: map[string]map[uint64]struct{}{},
+		patterns:    map[hostPattern]*patternCount{},
+		blocked:     map[string]map[string]bool{},
+	}
+	r.configure(t)
+	return r
+}
+
+// configure sets the rules' limits from t, for a Run of the crawl. The
+// counts stay; the contents seen stay unless t changes their window.
+func (t *trapRules) configure(c Traps) {
+	t.maxURLLength = politeness.Or(c.MaxURLLength, DefaultMaxURLLength)
+	t.maxPathDepth = politeness.Or(c.MaxPathDepth, DefaultMaxPathDepth)
+	t.maxSegmentRepeats = politeness.Or(c.MaxSegmentRepeats, DefaultMaxSegmentRepeats)
+	t.maxPagesPerHost = max(c.MaxPagesPerHost, 0)
+	t.maxQueryValues = max(c.MaxQueryValues, 0)
+	t.duplicatePages = politeness.Or(c.DuplicatePages, DefaultDuplicatePages)
+	if w := newContentWindow(politeness.Or(c.DuplicateWindow, DefaultDuplicateWindow)); w.half != t.content.half || t.content.newer == nil {
+		t.content = w
 	}
 }
 
@@ -214,6 +243,9 @@ func (t *trapRules) admit(u, host string, seed bool) string {
 	}
 	if t.maxPagesPerHost > 0 {
 		t.perHost[host]++
+		if t.rec != nil {
+			t.dirty[host] = struct{}{}
+		}
 	}
 	return ""
 }
@@ -223,6 +255,7 @@ func (t *trapRules) admit(u, host string, seed bool) string {
 func (t *trapRules) admitQuery(u, host string) bool {
 	_, query := canon.PathQuery(u)
 	type pending struct {
+		key string
 		set map[uint64]struct{}
 		v   uint64
 	}
@@ -244,10 +277,16 @@ func (t *trapRules) admitQuery(u, host string) bool {
 		if len(set) >= t.maxQueryValues {
 			return false
 		}
-		news = append(news, pending{set, v})
+		news = append(news, pending{key, set, v})
 	}
 	for _, p := range news { // only an admitted URL's values count
 		p.set[p.v] = struct{}{}
+	}
+	if t.rec != nil {
+		for _, p := range news {
+			b := queryValueRecord(p.key, p.v)
+			t.rec.Record(keptQueryValues, xxh3.Hash(b), b)
+		}
 	}
 	return true
 }
@@ -399,3 +438,61 @@ func (w *contentWindow) remembered() int { return w.newer.Len() + w.old.Len() }
 
 // memoryBytes reports the size of the tables.
 func (w *contentWindow) memoryBytes() int { return w.newer.MemoryBytes() + w.old.MemoryBytes() }
+
+// Names of the records a Recorder keeps for the trap rules.
+const (
+	keptHostURLs    = "crawler/host-urls"    // per host: the URLs it queued (MaxPagesPerHost)
+	keptQueryValues = "crawler/query-values" // per host, parameter and value (MaxQueryValues)
+)
+
+// record writes, with the step in progress, the counts that changed in it.
+func (t *trapRules) record() {
+	if t.rec == nil || len(t.dirty) == 0 {
+		return
+	}
+	for host := range t.dirty {
+		b := binary.AppendUvarint(nil, uint64(t.perHost[host]))
+		t.rec.Record(keptHostURLs, xxh3.HashString(host), append(b, host...))
+	}
+	clear(t.dirty)
+}
+
+// queryValueRecord is the record of value hash v of the host and parameter
+// name in key (host "\x00" name): v, big-endian, then key. Its id is its
+// hash, so that writing it twice writes one record.
+func queryValueRecord(key string, v uint64) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, v), key...)
+}
+
+// restore reads the counts rec kept, and has rec keep them from now on.
+func (t *trapRules) restore(rec frontier.Recorder) error {
+	err := rec.Records(keptHostURLs, func(id uint64, b []byte) error {
+		n, size := binary.Uvarint(b)
+		if size <= 0 || size == len(b) || n > math.MaxInt32 {
+			return fmt.Errorf("crawler: the frontier's record of a host's URLs (%x) is damaged", id)
+		}
+		t.perHost[string(b[size:])] = int(n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = rec.Records(keptQueryValues, func(id uint64, b []byte) error {
+		if len(b) < 8 || !strings.Contains(string(b[8:]), "\x00") {
+			return fmt.Errorf("crawler: the frontier's record of a query value (%x) is damaged", id)
+		}
+		key := string(b[8:])
+		set := t.queryValues[key]
+		if set == nil {
+			set = map[uint64]struct{}{}
+			t.queryValues[key] = set
+		}
+		set[binary.BigEndian.Uint64(b)] = struct{}{}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.rec = rec
+	return nil
+}

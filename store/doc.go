@@ -32,7 +32,10 @@
 // ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
 // crawler keeps in a [frontier.Keeper]: its counters' totals
 // (crawler.Crawler.TotalStats), the path patterns its trap rules stopped,
-// and its seeds' hosts (Scope.SameHost). The frontier is breadth-first
+// and its seeds' hosts (Scope.SameHost); and in records
+// ([frontier.Recorder]) the visits of the pages it revisits and the counts
+// of its trap rules' budgets (the URLs each host queued, the values each
+// query parameter took). The frontier is breadth-first
 // ([Store.Frontier]) or ordered by importance ([Store.AOPIC]: its URLs
 // as durable, its credits checkpointed every 10,000 pages or more, and at
 // Close; after a crash they lag by the pages done since).
