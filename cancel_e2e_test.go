@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -468,18 +469,21 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := fast(nil)
 	c.PerHost = 4
+	var cancelled atomic.Int64 // when, in Unix nanoseconds
 	c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
 		if p.URL == s.URL+"/" {
-			time.AfterFunc(200*time.Millisecond, cancel)
+			time.AfterFunc(200*time.Millisecond, func() {
+				cancelled.Store(time.Now().UnixNano())
+				cancel()
+			})
 		}
 		return nil
 	})
-	start := time.Now()
 	err := c.Run(ctx, s.URL+"/")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
-	if el := time.Since(start); el > 3*time.Second {
+	if el := time.Since(time.Unix(0, cancelled.Load())); el > 3*time.Second {
 		t.Errorf("Run took %v to return after cancel", el)
 	}
 	st := c.Stats()

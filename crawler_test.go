@@ -253,16 +253,18 @@ func TestRunLeavesFieldsAndResumes(t *testing.T) {
 }
 
 func TestRunWhileRunning(t *testing.T) {
-	s := newSite(t, map[string]response{"/": {delay: 300 * time.Millisecond}})
+	answer := make(chan struct{})
+	s := newSite(t, map[string]response{"/": {wait: answer}})
 	c := fast(nil)
 	errc := make(chan error)
 	go func() { errc <- c.Run(context.Background(), s.URL+"/") }()
-	for c.Stats().InFlight == 0 { // the page waits 300 ms to answer
+	for c.Stats().InFlight == 0 { // the page answers once the test says so
 		runtime.Gosched()
 	}
 	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrRunning) {
 		t.Errorf("second Run = %v, want ErrRunning", err)
 	}
+	close(answer)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}

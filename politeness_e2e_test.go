@@ -272,8 +272,10 @@ func hostStats(c *crawler.Crawler, host string) crawler.HostStats {
 
 // MaxRate bounds the requests per second of the whole crawl, across hosts,
 // robots.txt included: by the server's log, any k+1 consecutive requests
-// span at least k-2 intervals (two intervals of slack for the time a worker
-// takes to send what the scheduler handed out).
+// span at least k-5 intervals. The slack is for the time a worker takes to
+// send what the scheduler handed out: a request that a loaded machine
+// holds up for 50 ms arrives that much closer to those after it. A crawl
+// without the bound sends these 21 requests within a few milliseconds.
 func TestMaxRate(t *testing.T) {
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 8, PagesPerHost: 2, MaxChain: 2, Log: true})
 	defer w.Close()
@@ -286,7 +288,7 @@ func TestMaxRate(t *testing.T) {
 	}
 	const k = 20
 	for i := 0; i+k < len(log); i++ {
-		if span := log[i+k].Start.Sub(log[i].Start); span < (k-2)*interval {
+		if span := log[i+k].Start.Sub(log[i].Start); span < (k-5)*interval {
 			t.Errorf("requests %d..%d within %v: more than %v/s", i, i+k, span, rate)
 		}
 	}

@@ -345,7 +345,7 @@ func TestRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a", Lease: time.Second}, st.Frontier())
+	a, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a"}, st.Frontier())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a", Lease: time.Second}, st2.Frontier()); !errors.Is(err, cluster.ErrNodeInUse) {
+	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "a"}, st2.Frontier()); !errors.Is(err, cluster.ErrNodeInUse) {
 		t.Errorf("a second live node a: %v, want ErrNodeInUse", err)
 	}
 	if _, err := cluster.Join(t.Context(), cluster.Config{Conn: nc, Node: "b c"}, st2.Frontier()); err == nil {
@@ -387,7 +387,10 @@ func TestNATSRestart(t *testing.T) {
 	errs := make([]error, 3)
 	for i := range 3 {
 		wg.Go(func() {
-			_, errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{}, nil)
+			// A lease well beyond the outage: the heartbeats must outlive
+			// NATS's restart, which under the race detector, with its
+			// streams and consumers to recover, can take seconds.
+			_, errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{Lease: 12 * time.Second}, nil)
 		})
 	}
 	for w.TotalRequests() < 1000 {
@@ -537,11 +540,12 @@ func TestSteal(t *testing.T) {
 	// A node takes one partition at a time, a few ticks apart, and the
 	// last ones taken are small (see steal), so how even the two end
 	// depends on the machine's pace: the test asks that the gap between
-	// them be at most two-thirds of the hash's (runs on a busy machine
-	// left 0.43 to 0.60 of it; 0.15 of the pages over the hash
-	// share, asked before, failed one run in five there).
+	// them be at most 0.85 of the hash's (runs on a busy machine left
+	// 0.43 to 0.60 of it; two-thirds, asked before, left too little room
+	// for a slower machine, and 0.15 of the pages over the hash share
+	// failed one run in five there). Without steals the gap is the hash's.
 	byHash, gap := total-2*hashed, total-2*got
-	if 3*gap > 2*byHash {
+	if 20*gap > 17*byHash {
 		t.Errorf("the nodes fetched %d and %d of %d pages: a gap of %d, not much less than the hash's %d", total-got, got, total, gap, byHash)
 	}
 }

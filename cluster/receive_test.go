@@ -33,7 +33,10 @@ func TestQueuedDeliveredAgain(t *testing.T) {
 	t.Cleanup(nc.Close)
 
 	local := &frontier.FIFO{}
-	const lease = time.Second // and so the ack wait
+	// The ack wait, and node a's lease, which must not lapse on a loaded
+	// machine while the test waits (a node stops using its partitions
+	// 2/5 of a lease before its heartbeat expires).
+	const lease = 3 * time.Second
 	n, err := Join(t.Context(), Config{Conn: nc, Node: "a", Lease: lease, Seen: seen.NewExact(0)}, local)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,9 +168,9 @@ func TestFinishAddsSample(t *testing.T) {
 	if n := len(m.Snapshot().Samples); n != 2 {
 		t.Fatalf("Finish 15 ms after a sample, at 20 ms intervals: %d samples, want 2", n)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m.Run(ctx) // returns at its first tick: the crawl is finished
+	m.Run(ctx) // returns at its first tick, 20 ms on: the crawl is finished
 	if ctx.Err() != nil {
 		t.Error("Run kept sampling a finished crawl")
 	}
@@ -267,9 +268,17 @@ func TestHostTables(t *testing.T) {
 	if got := hostNames(s.Busiest); !slices.Equal(got, want) {
 		t.Errorf("busiest %v, want %v", got, want)
 	}
-	if len(s.Slowest) != 3 || s.Slowest[0].Host != "h4.crawler.test" ||
-		!slices.IsSortedFunc(s.Slowest, func(a, b status.HostRow) int { return -cmpFloat(a.MeanFetchSeconds, b.MeanFetchSeconds) }) {
-		t.Errorf("slowest %+v, want h4.crawler.test first, by mean fetch time", s.Slowest)
+	// The slowest: the three highest mean fetch times of the crawler's
+	// own HostStats, with h4 (3 ms a response) among them. Which is first
+	// depends on the machine: one stalled fetch of a host with few
+	// requests can put it above h4.
+	slices.SortStableFunc(hs, func(a, b crawler.HostStats) int { return cmp.Compare(b.MeanFetchTime(), a.MeanFetchTime()) })
+	var slowest, wantSlowest []float64
+	for i, r := range s.Slowest {
+		slowest, wantSlowest = append(slowest, r.MeanFetchSeconds), append(wantSlowest, hs[i].MeanFetchTime().Seconds())
+	}
+	if len(s.Slowest) != 3 || !slices.Contains(hostNames(s.Slowest), "h4.crawler.test") || !slices.Equal(slowest, wantSlowest) {
+		t.Errorf("slowest %+v, want the 3 highest mean fetch times (%v), h4.crawler.test among them", s.Slowest, wantSlowest)
 	}
 	const failing = "h2.crawler.test"
 	if len(s.Failing) != 1 || s.Failing[0].Host != failing || s.Failing[0].Errors == 0 || s.Failing[0].LastError != "status 503" {
@@ -306,16 +315,6 @@ func hostNames(rows []status.HostRow) []string {
 		hs = append(hs, r.Host)
 	}
 	return hs
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestJSONFields pins the field names of /status.json that the page and
