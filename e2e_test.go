@@ -155,8 +155,12 @@ func TestCrawlSyntheticWebSlowHost(t *testing.T) {
 			return nil
 		})
 	})
+	// The slow host's pages take 200 ms each, a second or more in all;
+	// the fast hosts' are done in a fraction of that. A difference, not a
+	// ratio: a stall of the machine delays both alike.
 	fastTook, slowTook := lastFast.Sub(start), lastSlow.Sub(start)
-	if slowTook < time.Second || fastTook > slowTook/2 {
+	t.Logf("fast hosts done after %v, the slow host after %v", fastTook, slowTook)
+	if slowTook < time.Second || slowTook-fastTook < 500*time.Millisecond {
 		t.Errorf("fast hosts done after %v, slow host after %v: the slow host held the others back", fastTook, slowTook)
 	}
 }

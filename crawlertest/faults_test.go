@@ -235,11 +235,11 @@ func TestFaultServer(t *testing.T) {
 	// Every host but the robots.txt faults' has no robots.txt, and the
 	// IPv6 literals of the documentation prefix are served.
 	for _, u := range []string{s.URL(ManyLinks) + "robots.txt", "http://[2001:db8::1]/robots.txt"} {
-		if resp, _, err := get(s, u, limit, time.Second); err != nil || resp.StatusCode != 404 {
+		if resp, _, err := get(s, u, limit, 10*time.Second); err != nil || resp.StatusCode != 404 {
 			t.Errorf("%s: %v, want 404", u, err)
 		}
 	}
-	if resp, _, err := get(s, "http://[2001:db8::7]/x", limit, time.Second); err != nil || resp.StatusCode != 200 {
+	if resp, _, err := get(s, "http://[2001:db8::7]/x", limit, 10*time.Second); err != nil || resp.StatusCode != 200 {
 		t.Errorf("IPv6 literal: %v, want 200", err)
 	}
 	reqs := s.Requests(IPv6Hosts)

@@ -134,7 +134,7 @@ func newFetcher(t testing.TB, s *site, set func(f *Fetcher)) *Fetcher {
 	f := &Fetcher{
 		Fetcher:  onlySite(s),
 		ExecPath: needBrowser(t),
-		Idle:     200 * time.Millisecond,
+		Idle:     400 * time.Millisecond, // beyond the sites' script timers (50-100 ms) by more than a loaded machine stalls
 		Logger:   slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if set != nil {
