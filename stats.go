@@ -96,7 +96,7 @@ type Stats struct {
 	LinksTruncated   int64            // HTML pages whose links were cut short: more than MaxLinksPerPage
 	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
-	DuplicateContent int64            // HTML pages whose content an earlier page of the Run had (one Traps.DuplicateWindow remembers)
+	DuplicateContent int64            // HTML pages whose content an earlier page of the crawl had (one Traps.DuplicateWindow remembers)
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
 	Sitemaps         int64            // responses read as sitemaps (urlsets, indexes, text lists)
 	SitemapURLs      int64            // URLs they listed within the protocol's scope, before the crawl's Scope

@@ -66,11 +66,12 @@ var ErrTrap = errors.New("crawler: URL pattern is a trap")
 // your own, use Scope.Allow, or a Handler that edits Page.Links.
 //
 // What the rules have counted is the crawl's, not one Run's: a Run that
-// resumes a crawl on the same Frontier carries on with it, and a Frontier
-// that keeps records (frontier.Recorder: a durable store) keeps the
-// patterns stopped, the URLs each host has queued and the query values
-// each has taken, so that a crawl resumed after a restart or a crash
-// spends no budget twice. The contents seen start anew after a restart.
+// resumes a crawl on the same Frontier carries on with it. A durable
+// Frontier (the store) keeps the patterns stopped, as a frontier.Keeper,
+// and the URLs each host has queued and the values each query parameter
+// has taken, as a frontier.Recorder, so that a crawl resumed after a
+// restart or a crash spends no budget twice; the counts start when their
+// rule is on. The contents seen start anew after a restart.
 type Traps struct {
 	// MaxURLLength is the longest URL followed, in bytes. 0:
 	// DefaultMaxURLLength; negative: no limit but canon.MaxLength.
@@ -92,17 +93,16 @@ type Traps struct {
 	// a shop's ?id= may rightly take millions of values.
 	MaxQueryValues int
 	// DuplicatePages stops a path pattern: once this many HTML pages of
-	// one host and pattern in a row had content already seen in the Run
-	// (and remembered: see DuplicateWindow),
-	// or this many and at least 80% of the pattern's pages, the crawl no
-	// longer follows links into the pattern, and its URLs still queued
-	// reach the Handler unfetched with ErrTrap. Content is the page's
-	// text, tag names and links without their queries, fingerprinted with
-	// xxh3, so pages that differ only in the session ids of their links
-	// are duplicates. A pattern is the host, the first path segment with
-	// its digits replaced by '*', and the query's parameter names, as in
-	// "example.com/calendar?month". 0: DefaultDuplicatePages; negative:
-	// never.
+	// one host and pattern in a row had content already seen in the crawl
+	// (and remembered: see DuplicateWindow), or this many and at least 80%
+	// of the pattern's pages, the crawl no longer follows links into the
+	// pattern, and its URLs still queued reach the Handler unfetched with
+	// ErrTrap. Content is the page's text, tag names and links without
+	// their queries, fingerprinted with xxh3, so pages that differ only in
+	// the session ids of their links are duplicates. A pattern is the
+	// host, the first path segment with its digits replaced by '*', and
+	// the query's parameter names, as in "example.com/calendar?month". 0:
+	// DefaultDuplicatePages; negative: never.
 	DuplicatePages int
 	// DuplicateWindow bounds the memory of content seen, which would
 	// otherwise grow by 11 to 21 bytes a page: the rule remembers the
@@ -111,7 +111,7 @@ type Traps struct {
 	// a host that keeps serving one page (a soft 404, an empty calendar
 	// month) is caught as long as its pages are fewer than
 	// DuplicateWindow/2 fetches apart, the hosts the crawl takes turns
-	// with. 0: DefaultDuplicateWindow; negative: every content of the Run.
+	// with. 0: DefaultDuplicateWindow; negative: every content seen.
 	DuplicateWindow int
 }
 
@@ -397,7 +397,7 @@ func urlPattern(u string) string {
 	return b.String()
 }
 
-// contentWindow is the content fingerprints of a Run's latest pages: an
+// contentWindow is the content fingerprints of a crawl's latest pages: an
 // exact set in two generations, a newer and an older, each of at most
 // half of limit distinct fingerprints. When the newer is full it becomes
 // the older, and the older, cleared, the newer; a fingerprint found in the
