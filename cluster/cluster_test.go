@@ -659,3 +659,50 @@ func TestJoinInMemory(t *testing.T) {
 	checkOnce(t, w)
 	checkOneAtATime(t, w)
 }
+
+// A node's trap budgets survive its restart: the URLs each host queued
+// (Traps.MaxPagesPerHost) are records in the node's state, so the node,
+// stopped early and started again, queues no host past its budget.
+func TestBudgetsSurviveRestart(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 10)
+	dir := t.TempDir()
+	const budget = 6
+	for i := range 2 {
+		ctx, cancel := context.WithCancel(t.Context())
+		if i == 0 {
+			go func() {
+				for w.TotalRequests() < 25 && ctx.Err() == nil {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+		_, err := run(ctx, t, s, w, "a", dir, cluster.Config{}, func(nd *node) { nd.c.Traps.MaxPagesPerHost = budget })
+		cancel()
+		if i == 0 && !errors.Is(err, context.Canceled) || i == 1 && err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	pages := map[string]map[string]bool{} // host -> pages requested
+	for _, r := range w.Log() {
+		if !r.Robots {
+			if pages[r.Host] == nil {
+				pages[r.Host] = map[string]bool{}
+			}
+			pages[r.Host][r.URL] = true
+		}
+	}
+	full := 0
+	for host, ps := range pages {
+		if len(ps) > budget {
+			t.Errorf("%s: %d pages requested over two runs, want at most its budget of %d", host, len(ps), budget)
+		}
+		if len(ps) == budget {
+			full++
+		}
+	}
+	if full == 0 {
+		t.Errorf("no host reached its budget of %d: the test tests nothing (%d hosts)", budget, len(pages))
+	}
+}

@@ -342,6 +342,26 @@ func (n *Node) Kept(name string) []byte {
 	return nil
 }
 
+// Record writes a record with the local frontier's steps, if it keeps
+// records: the crawler keeps its trap rules' counts so (the URLs each
+// host queued, the values each query parameter took), which then survive
+// the node's restart. Like Keep's values, they are the node's: a
+// partition that moves leaves them behind.
+func (n *Node) Record(name string, id uint64, value []byte) {
+	if n.recorder != nil {
+		n.recorder.Record(name, id, value)
+	}
+}
+
+// Records reads the records the local frontier kept under name, if it
+// keeps records.
+func (n *Node) Records(name string, f func(id uint64, value []byte) error) error {
+	if n.recorder != nil {
+		return n.recorder.Records(name, f)
+	}
+	return nil
+}
+
 // fail records the first error of the crawler's goroutine, which Commit
 // and Flush return.
 func (n *Node) fail(err error) {
