@@ -71,7 +71,10 @@
 // number of its prefix already in the directory and never overwrites a
 // file, so a resumed crawl writing to the same directory adds files that
 // sort after the earlier ones. A file is opened at the first exchange
-// after NewWriter or a rotation, so no file is left empty.
+// after NewWriter or a rotation, so no file is left empty. While it is
+// written, a file's name ends in ".open" (as Heritrix's do), and its
+// Writer holds a lock on it (where the system has file locks); it takes
+// its name when it is closed.
 //
 // Each file starts with one warcinfo record (software crawler/0.1,
 // format, conformsTo, and the caller's [Options].Info fields), whose ID
@@ -88,13 +91,17 @@
 //
 // # Crashes
 //
-// Since an exchange is appended with one write, a process killed at any
-// point (kill -9) leaves files of whole gzip members, but for at most a
-// partial one at the end of the file being written; a [Reader] returns
-// every whole record and then an error wrapping io.ErrUnexpectedEOF. What
-// a machine crash keeps is what the disk has: [Writer.Sync] makes the
-// records written so far durable (the crawler calls it before it marks
-// pages done), and closing a file syncs it.
+// An exchange is appended with one write, but one write is not atomic:
+// a process killed (kill -9) in a write larger than a page can leave part
+// of it, and a machine that loses power can leave zeros past the data. So
+// a crash leaves the file being written, still named ".open", with whole
+// gzip members and then at most a torn tail; a [Reader] returns every
+// whole record and then an error. The next [NewWriter] in the directory
+// finds the ".open" files no live Writer holds, cuts each after its last
+// whole record ([Repair]) and gives it its name. What a machine crash
+// keeps is what the disk has: [Writer.Sync] makes the records written so
+// far durable (the crawler calls it before it marks pages done), and
+// closing a file syncs it.
 //
 // # Reading
 //

@@ -177,6 +177,16 @@ func (r *Reader) openMember() error {
 	return nil
 }
 
+// boundary reports the offset just past the last record returned, if it
+// ends a gzip member (or, uncompressed, wherever it ends): where a file
+// may be cut without tearing a record.
+func (r *Reader) boundary() (int64, bool) {
+	if r.compressed && r.inMember {
+		return 0, false
+	}
+	return r.rawOffset(), true
+}
+
 // rawOffset returns the offset in the input of the next byte r.raw gives.
 func (r *Reader) rawOffset() int64 { return r.src.n - int64(r.raw.Buffered()) }
 

@@ -76,7 +76,8 @@ type Writer struct {
 	info     []byte
 
 	mu        sync.Mutex
-	f         *os.File // current file; nil before the first and after rotation
+	f         *os.File // current file, named path+openSuffix; nil before the first and after rotation
+	path      string   // the current file's name once closed
 	size      int64    // bytes in f
 	exchanges int      // exchanges in f
 	infoID    string   // the warcinfo record ID of f, or of the next file if f is nil
@@ -91,7 +92,9 @@ var _ fetch.Recorder = (*Writer)(nil)
 // NewWriter returns a Writer of files in dir, which must exist. It
 // creates no file yet. Its files are numbered after the highest number
 // of the files with the same prefix already in dir, so a resumed crawl
-// adds files; no file is ever overwritten.
+// adds files; no file is ever overwritten. A file of the prefix that a
+// crashed Writer left named ".open" is repaired ([Repair]) and named (see
+// the package doc on crashes).
 func NewWriter(dir string, opts Options) (*Writer, error) {
 	prefix := opts.Prefix
 	if prefix == "" {
@@ -113,9 +116,27 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
 	seq := 0
+	repaired := false
 	for _, e := range entries {
-		if n, ok := fileSeq(e.Name(), prefix); ok && n >= seq {
+		name, open := strings.CutSuffix(e.Name(), openSuffix)
+		n, ok := fileSeq(name, prefix)
+		if !ok {
+			continue
+		}
+		if n >= seq {
 			seq = n + 1
+		}
+		if open {
+			done, err := closeAbandoned(filepath.Join(dir, name))
+			if err != nil {
+				return nil, err
+			}
+			repaired = repaired || done
+		}
+	}
+	if repaired {
+		if err := syncDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq}
@@ -190,7 +211,8 @@ func allDigitString(s string) bool {
 }
 
 // Files returns the paths of the files the Writer has created, oldest
-// first, the one being written (if any) last.
+// first, the one being written (if any) last: that one is named so once
+// it is closed, and until then with ".open" added.
 func (w *Writer) Files() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -268,13 +290,17 @@ func (w *Writer) openFile() error {
 		name := fmt.Sprintf("%s-%s-%05d.warc.gz", w.prefix, time.Now().UTC().Format("20060102150405"), w.seq)
 		w.seq++
 		path := filepath.Join(w.dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+		if _, err := os.Lstat(path); err == nil && tries < 1000 {
+			continue // another writer's, closed: take the next number
+		}
+		f, err := os.OpenFile(path+openSuffix, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) && tries < 1000 {
 			continue // another writer's: take the next number
 		}
 		if err != nil {
 			return fmt.Errorf("warc: %w", err)
 		}
+		lockFile(f) // so that no other Writer takes it for abandoned; where locks are not supported, none does
 		w.dirDirty = true
 		e := encoders.Get().(*encoder)
 		e.encodeInfo(w.infoID, name, w.info)
@@ -282,17 +308,17 @@ func (w *Writer) openFile() error {
 		e.release()
 		if err != nil {
 			f.Close()
-			os.Remove(path)
+			os.Remove(path + openSuffix)
 			return fmt.Errorf("warc: %w", err)
 		}
-		w.f, w.size, w.exchanges = f, int64(e.out.Len()), 0
+		w.f, w.path, w.size, w.exchanges = f, path, int64(e.out.Len()), 0
 		w.files = append(w.files, path)
 		return nil
 	}
 }
 
-// closeFile syncs and closes the current file; the next file will have a
-// new warcinfo record ID.
+// closeFile syncs and closes the current file and gives it its name
+// without openSuffix; the next file will have a new warcinfo record ID.
 func (w *Writer) closeFile() error {
 	f := w.f
 	w.f = nil
@@ -301,10 +327,41 @@ func (w *Writer) closeFile() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(w.path+openSuffix, w.path)
+		w.dirDirty = true
+	}
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}
 	return nil
+}
+
+// closeAbandoned repairs and names path, a file that a Writer left named
+// path+openSuffix, if no live Writer holds it; it reports whether it did.
+// Where files cannot be locked, it cannot tell, and leaves it.
+func closeAbandoned(path string) (bool, error) {
+	f, err := os.OpenFile(path+openSuffix, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // closed meanwhile by its Writer
+	}
+	if err != nil {
+		return false, fmt.Errorf("warc: %w", err)
+	}
+	defer f.Close()
+	if lockFile(f) != nil {
+		return false, nil // being written, or no locks here
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return false, fmt.Errorf("warc: %s and %s both exist", path+openSuffix, filepath.Base(path))
+	}
+	if _, err := repair(f); err != nil {
+		return false, err
+	}
+	if err := os.Rename(path+openSuffix, path); err != nil {
+		return false, fmt.Errorf("warc: %w", err)
+	}
+	return true, nil
 }
 
 // Sync commits the records written so far to stable storage: it syncs
