@@ -326,6 +326,9 @@ func TestJoin(t *testing.T) {
 		}
 		if counts[u] > 1 {
 			twice++
+			if twice <= 5 { // which nodes, and when: to tie them to the moves in the nodes' logs
+				t.Logf("%s requested %d times: %s", u, counts[u], requestsOf(w, u))
+			}
 		}
 	}
 	t.Logf("%d pages, %d requested more than once", len(w.Depths(w.Seeds()...)), twice)
