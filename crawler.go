@@ -588,7 +588,7 @@ func (r *run) loop(ctx context.Context) error {
 		for _, l := range o.links {
 			r.discover(l, o.entry.URL)
 		}
-		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Wait: time.Until(o.next), Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect, Requested: o.requested})
+		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect, Requested: o.requested})
 		if !o.retry {
 			r.finished(o)
 			if r.revisits != nil {

@@ -44,11 +44,6 @@ type Result struct {
 	// Next is the earliest time the entry's host may be contacted again
 	// (politeness). The zero time means at once.
 	Next time.Time
-	// Wait is the host's wait that Next ends: its delay after this request
-	// (or its backoff). A frontier that outlives its process holds the
-	// host this long again when it is opened, since a request in flight
-	// when the process died went unrecorded. 0: none known.
-	Wait time.Duration
 	// Retry reports that the entry was not processed (for example because
 	// the host's robots.txt had to be fetched first, or the host asked to be
 	// left alone for a while) and must be handed out again, in its place

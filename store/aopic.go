@@ -106,7 +106,7 @@ func (f *AOPIC) Done(e frontier.Entry, r frontier.Result) {
 	s := f.s
 	f.a.Done(e, r)
 	q := f.at[e.FP]
-	s.advance(q.host, r.Next, r.Wait)
+	s.advance(q.host, r.Next, time.Until(r.Next))
 	if r.Retry {
 		s.setEntry(q.host.id, q.seq, e)
 	} else {

@@ -26,8 +26,8 @@
 // four entries each in memory); each host's next allowed time, so a
 // restarted crawl keeps each host's pace; since the request in flight at
 // a crash is not recorded, each host also waits its last wait (its delay,
-// adaptive or Crawl-delay, or its backoff: frontier.Result.Wait) again
-// from the store's opening; the page requests of every run
+// adaptive or Crawl-delay, or its backoff: from a Done to the Next of its
+// Result) again from the store's opening; the page requests of every run
 // (Store.Requests, for a budget across runs); the robots.txt files fetched
 // ([Store.Robots], for a [politeness.RobotsCache]'s Store); and what the
 // crawler keeps in a [frontier.Keeper]: its counters' totals

@@ -78,7 +78,10 @@ func (s *Store) writeHost(h *hostQueue) {
 }
 
 // advance moves h's ready time on to next, the end of a wait, if that is
-// later, in the step in progress, and reports whether it did.
+// later, in the step in progress, and reports whether it did. wait is
+// the wait that next ends, kept to be waited again after a restart: for a
+// page done, from its Done to its Result.Next (the host's delay after the
+// request, or its backoff).
 func (s *Store) advance(h *hostQueue, next time.Time, wait time.Duration) bool {
 	if !next.After(h.readyAt) {
 		return false
@@ -192,7 +195,7 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	delete(s.out, e.FP)
 	h := o.host
 	h.inflight--
-	s.advance(h, r.Next, r.Wait)
+	s.advance(h, r.Next, time.Until(r.Next))
 	if r.Retry {
 		q := s.setEntry(h.id, o.seq, e)
 		s.record(h, write{queued: q})

@@ -227,7 +227,7 @@ type hostQueue struct {
 	loaded   uint64   // the seq after which to load more
 	inflight int
 	readyAt  time.Time
-	wait     time.Duration // the wait readyAt ends (frontier.Result.Wait)
+	wait     time.Duration // the wait readyAt ends: from a Done to its Result.Next
 	heap     *hostHeap     // the heap it is in, or nil
 	index    int
 	writes   []write // the writes to its queue of the groups not yet applied, by seq (see fill)

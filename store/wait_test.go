@@ -11,9 +11,10 @@ import (
 	"crawler/frontier"
 )
 
-// A host's wait is kept with its ready time, and a store opened again
-// holds the host that long from its opening: the request in flight when
-// the process before died, if any, was not recorded. A host's record of
+// A host's wait (from a Done to its Result.Next) is kept with its ready
+// time, and a store opened again holds the host that long from its
+// opening: the request in flight when the process before died, if any,
+// was not recorded. A host's record of
 // format 3, without a wait, is read as a wait unknown.
 func TestHostWaitsAgainWhenOpened(t *testing.T) {
 	fs := vfs.NewMem()
@@ -30,7 +31,9 @@ func TestHostWaitsAgainWhenOpened(t *testing.T) {
 	if !ok {
 		t.Fatal("nothing handed out")
 	}
-	f.Done(e, frontier.Result{Next: time.Now(), Wait: time.Hour, Requested: true}) // ready already, but its wait is an hour
+	next := time.Now().Add(time.Hour)
+	f.Done(e, frontier.Result{Next: next, Requested: true}) // a wait of an hour, less the time Done took
+	wait := time.Until(next)                                // no more than that wait
 	// A host written by format 3: id and ready time only.
 	s.set(appendHostKey(nil, "b.test"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, 99), 0))
 	if err := f.Commit(); err != nil {
@@ -43,14 +46,17 @@ func TestHostWaitsAgainWhenOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	time.Sleep(10 * time.Millisecond) // the opening comes well after the Done
 	before := time.Now()
 	s, err = Open("crawl", o)
 	if err != nil {
 		t.Fatalf("Open of a format-3 store: %v", err)
 	}
 	defer s.Close()
-	if _, ok, wake := s.Frontier().Next(time.Now()); ok || wake.Before(before.Add(time.Hour)) {
-		t.Errorf("reopened: a.test handed out %v, wakes at %v; want it held an hour from the opening (%v)", ok, wake, before)
+	// Held its wait from the opening: later than its ready time, next, by
+	// the time from the Done to the opening.
+	if _, ok, wake := s.Frontier().Next(time.Now()); ok || wake.Before(before.Add(wait)) {
+		t.Errorf("reopened: a.test handed out %v, wakes at %v; want it held its wait (%v) from the opening (%v), past its ready time %v", ok, wake, wait, before, next)
 	}
 	if b := s.hosts["b.test"]; b == nil || b.id != 99 || b.wait != 0 || !b.readyAt.IsZero() {
 		t.Errorf("b.test of format 3 read as %+v", b)
