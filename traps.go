@@ -167,8 +167,8 @@ func (t *trapRules) configure(c Traps) {
 	t.maxPagesPerHost = max(c.MaxPagesPerHost, 0)
 	t.maxQueryValues = max(c.MaxQueryValues, 0)
 	t.duplicatePages = politeness.Or(c.DuplicatePages, DefaultDuplicatePages)
-	if w := newContentWindow(politeness.Or(c.DuplicateWindow, DefaultDuplicateWindow)); w.half != t.content.half || t.content.newer == nil {
-		t.content = w
+	if limit := politeness.Or(c.DuplicateWindow, DefaultDuplicateWindow); t.content.newer == nil || windowHalf(limit) != t.content.half {
+		t.content = newContentWindow(limit)
 	}
 }
 
@@ -281,9 +281,7 @@ func (t *trapRules) admitQuery(u, host string) bool {
 	}
 	for _, p := range news { // only an admitted URL's values count
 		p.set[p.v] = struct{}{}
-	}
-	if t.rec != nil {
-		for _, p := range news {
+		if t.rec != nil {
 			b := queryValueRecord(p.key, p.v)
 			t.rec.Record(keptQueryValues, xxh3.Hash(b), b)
 		}
@@ -412,11 +410,16 @@ type contentWindow struct {
 }
 
 func newContentWindow(limit int) contentWindow {
-	w := contentWindow{newer: seen.NewExact(0), old: seen.NewExact(0)}
-	if limit > 0 {
-		w.half = (limit + 1) / 2
+	return contentWindow{half: windowHalf(limit), newer: seen.NewExact(0), old: seen.NewExact(0)}
+}
+
+// windowHalf is the size of a full generation of a window of limit
+// fingerprints: half of it, or 0 (no limit) for limit <= 0.
+func windowHalf(limit int) int {
+	if limit <= 0 {
+		return 0
 	}
-	return w
+	return (limit + 1) / 2
 }
 
 // add records fp as seen and reports whether it was not remembered.
