@@ -597,22 +597,12 @@ func TestVerifyForeignDigests(t *testing.T) {
 }
 
 func TestCrashCut(t *testing.T) {
-	dir := t.TempDir()
-	w := newWriter(t, dir, warc.Options{})
-	for i := range 3 {
-		if err := w.Record(context.Background(), exchange(fmt.Sprintf("http://example.com/%d", i), 2000)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Close()
-	whole, err := os.ReadFile(w.Files()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := wholeFile(t, 3)
 	// a kill -9 during the last write: its members are cut anywhere
 	for _, cut := range []int{len(whole) - 1, len(whole) - 9, len(whole) - 1000, len(whole) - 2100} {
 		r := warc.NewReader(bytes.NewReader(whole[:cut]))
 		n := 0
+		var err error
 		for {
 			_, err = r.Next()
 			if err != nil {
