@@ -139,23 +139,16 @@ func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 	const workers, kills = 4, 3
 	want := w.Depths(w.Seeds()...)
 	for kill := 1; kill <= kills; kill++ {
-		cmd := crawlState(t.Context(), w, dir, append([]string{"-workers", "4"}, flags...)...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		until := w.TotalRequests() + len(want)/(kills+2)
-		deadline := time.Now().Add(20 * time.Second)
-		for w.TotalRequests() < until && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		var second func()
 		if kill == 1 { // a second process on the state is refused while the first runs
-			out, err := crawlState(t.Context(), w, dir, flags...).CombinedOutput()
-			if err == nil || !strings.Contains(string(out), "in use by another crawl") {
-				t.Errorf("a second crawl on the state in use: %v\n%s", err, out)
+			second = func() {
+				out, err := crawlState(t.Context(), w, dir, flags...).CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "in use by another crawl") {
+					t.Errorf("a second crawl on the state in use: %v\n%s", err, out)
+				}
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		killAfter(t, w, dir, len(want)/(kills+2), second, append([]string{"-workers", "4"}, flags...)...)
 		t.Logf("kill %d after %d page requests", kill, w.TotalRequests())
 	}
 	out, err := crawlState(t.Context(), w, dir, append([]string{"-workers", "4"}, flags...)...).CombinedOutput()
@@ -194,17 +187,7 @@ func TestStateKeepsPaceAcrossKill9(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	const delay = 100 * time.Millisecond
 	for range 3 {
-		cmd := crawlState(t.Context(), w, dir, "-delay", delay.String())
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		until := w.TotalRequests() + 6
-		deadline := time.Now().Add(20 * time.Second)
-		for w.TotalRequests() < until && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		killAfter(t, w, dir, 6, nil, "-delay", delay.String())
 	}
 	if out, err := crawlState(t.Context(), w, dir, "-delay", delay.String()).CombinedOutput(); err != nil {
 		t.Fatalf("the last run: %v\n%s", err, out)
@@ -219,4 +202,25 @@ func TestStateKeepsPaceAcrossKill9(t *testing.T) {
 		}
 		last[l.Host] = l
 	}
+}
+
+// killAfter starts the CLI on w with its state in dir and flags, and kills
+// it with SIGKILL once the web has served n more requests (or 20 s have
+// passed), after calling during, if set, while it runs.
+func killAfter(t *testing.T, w *crawlertest.Web, dir string, n int, during func(), flags ...string) {
+	t.Helper()
+	cmd := crawlState(t.Context(), w, dir, flags...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	until := w.TotalRequests() + n
+	deadline := time.Now().Add(20 * time.Second)
+	for w.TotalRequests() < until && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if during != nil {
+		during()
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
 }
