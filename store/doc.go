@@ -42,8 +42,10 @@
 //
 // The seen-set answers most seen URLs from a CLOCK cache of 7*2^18
 // fingerprints in 16 MiB (Mercator's idea, seven times its size; seven
-// ways a set, in one cache line; at 2^21, four ways, it answered 93% of
-// the tests the filter below passes on, at 300k pages of 20,000 hosts),
+// ways a set, in one cache line; in a crawl of 300k pages of 20,000
+// hosts it answered 92.6% of the tests the filter below passes on, 43.6%
+// of all tests, new URLs included, where Mercator's cache answered 66%;
+// the store was read 0.035 times a test, against Mercator's 0.16 seeks),
 // a new URL from an in-memory Bloom filter (blocked: one cache line a
 // test; no read); the rest read the
 // store. Its new fingerprints are written as one record a

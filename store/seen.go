@@ -31,7 +31,7 @@ func (t *Seen) Add(fp uint64) bool {
 	s := (*Store)(t)
 	s.seenStats.Tests++
 	if s.cache.contains(fp) {
-		s.seenStats.CacheHits++
+		s.countHit(fp)
 		return false
 	}
 	if s.bloom != nil && s.bloom.add(fp) {
@@ -55,7 +55,7 @@ func (t *Seen) Contains(fp uint64) bool {
 	s := (*Store)(t)
 	s.seenStats.Tests++
 	if s.cache.contains(fp) {
-		s.seenStats.CacheHits++
+		s.countHit(fp)
 		return true
 	}
 	if s.bloom != nil && !s.bloom.contains(fp) {
@@ -103,6 +103,7 @@ func (t *Seen) read(fp uint64) bool {
 func (t *Seen) Prepare(fps []uint64) {
 	s := (*Store)(t)
 	clear(s.absent)
+	clear(s.found)
 	need := s.need[:0]
 	for _, fp := range fps {
 		if s.cache.contains(fp) || s.bloom != nil && !s.bloom.contains(fp) {
@@ -130,6 +131,7 @@ func (t *Seen) Prepare(fps []uint64) {
 		key := seenKey(fp)
 		if it.SeekGE(key) && bytes.Equal(it.Key(), key) {
 			s.cache.add(fp)
+			s.found[fp] = struct{}{}
 		} else if it.Error() == nil {
 			s.absent[fp] = struct{}{}
 		}
@@ -137,12 +139,23 @@ func (t *Seen) Prepare(fps []uint64) {
 	s.write(it.Error())
 }
 
+// countHit counts a test the cache answered, but for the first test of a
+// fingerprint that Prepare read and cached: the read answered that one,
+// and is counted in Reads.
+func (s *Store) countHit(fp uint64) {
+	if _, ok := s.found[fp]; ok {
+		delete(s.found, fp)
+		return
+	}
+	s.seenStats.CacheHits++
+}
+
 // SeenStats counts the seen-set's tests and how each was answered.
 type SeenStats struct {
 	Tests     int64 // calls of Contains, Add's included
 	Filtered  int64 // answered "new" by the Bloom filter, with no read
-	CacheHits int64 // answered "seen" by the cache
-	Reads     int64 // answered by a read of the store
+	CacheHits int64 // answered "seen" by the cache (not those Prepare's reads put there for the test)
+	Reads     int64 // reads of the store: one a test, or one a fingerprint that Prepare read for its test
 }
 
 // Stats returns the counts of the tests so far.

@@ -170,6 +170,7 @@ type Store struct {
 	bloom     *blockFilter // nil: none
 	cache     *fpCache
 	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
+	found     map[uint64]struct{} // seen, as Prepare read them, and cached: their next test is no cache hit
 	kbuf      []byte              // a key being written or read (the scheduler's)
 	vbuf      []byte              // a value being written (the scheduler's)
 	need      []uint64            // Prepare's buffer
@@ -303,6 +304,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		hosts:        map[string]*hostQueue{},
 		out:          map[uint64]handedOut{},
 		absent:       map[uint64]struct{}{},
+		found:        map[uint64]struct{}{},
 		recent:       seen.NewExact(0),
 		mergeURLs:    max(1, politeness.Or(o.MergeURLs, DefaultMergeURLs)),
 		fs:           po.FS,

@@ -562,6 +562,32 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+// A test that a read of Prepare answered counts as a read, not as a cache
+// hit, though Prepare put the fingerprint in the cache for it; the tests
+// of it after that are cache hits.
+func TestSeenStatsCountPrepared(t *testing.T) {
+	fs := vfs.NewMem()
+	o := store.Options{ExpectedURLs: -1} // no Bloom filter: every test asks the cache, then the store
+	st := open(t, fs, o)
+	for fp := uint64(1); fp <= 10; fp++ {
+		st.Seen().Add(fp)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = open(t, fs, o) // on disk, none cached
+	s := st.Seen()
+	s.Prepare([]uint64{3, 5, 7})
+	for _, fp := range []uint64{3, 5, 7, 3, 5} {
+		if !s.Contains(fp) {
+			t.Fatalf("Contains(%d) = false", fp)
+		}
+	}
+	if got, want := s.Stats(), (store.SeenStats{Tests: 5, Reads: 3, CacheHits: 2}); got != want {
+		t.Errorf("Stats() = %+v, want %+v: the three reads answered the first tests, the cache the two after", got, want)
+	}
+}
+
 // Drain gives up the waiting entries of the hosts matched, in their order,
 // leaves those handed out, and reports the hosts' ready times; Hold makes
 // a host wait. Both are durable with the step.
