@@ -232,6 +232,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if runErr == nil && cr.c.Stats().Requests == 0 && cr.c.Frontier.Len() == 0 {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s is finished: nothing left to fetch\n", o.state)
 		}
+		if line := seenLine(st.Seen().Stats()); line != "" {
+			fmt.Fprintln(cr.con, line)
+		}
 		if err := st.Close(); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("-state %s: %w", o.state, err))
 		}
@@ -298,6 +301,27 @@ func printState(dir string, w io.Writer) error {
 		Done    bool    `json:"finished"`
 		Total   summary `json:"total"` // the counters of every run, as -json prints one run's
 	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0, summaryOf(total, false)})
+}
+
+// seenLine tells how the durable seen-set answered the run's tests: the
+// share the cache answered (Mercator's hit rate: of all tests, new URLs
+// included), and the share of those the Bloom filter let through. It is
+// "" for a run that tested nothing.
+func seenLine(s store.SeenStats) string {
+	if s.Tests == 0 {
+		return ""
+	}
+	passed := s.CacheHits + s.Reads // not answered "new" by the Bloom filter
+	return fmt.Sprintf("crawl: seen-set: %d tests, %.1f%% answered by the cache (%.1f%% of the %d the Bloom filter passed), %.1f%% new by the filter, %d reads of the store",
+		s.Tests, percent(s.CacheHits, s.Tests), percent(s.CacheHits, passed), passed, percent(s.Filtered, s.Tests), s.Reads)
+}
+
+// percent is 100*part/whole, or 0 for a whole of 0.
+func percent(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
 }
 
 // crawl is one run of the command: its options, Crawler and outputs.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +31,9 @@ func crawlState(ctx context.Context, w *crawlertest.Web, dir string, args ...str
 	cmd.Env = append(cmd.Env, "HTTP_PROXY="+w.ProxyURL().String())
 	return cmd
 }
+
+// seenLineRE matches the line a durable crawl ends with, about its seen-set.
+var seenLineRE = regexp.MustCompile(`crawl: seen-set: (\d+) tests, [\d.]+% answered by the cache \([\d.]+% of the \d+ the Bloom filter passed\), [\d.]+% new by the filter, \d+ reads of the store`)
 
 // A crawl with -state resumes when the command runs again: with -max-pages
 // raised by 100 each run (it counts the pages of every run), every page is
@@ -57,6 +61,10 @@ func TestStateResumes(t *testing.T) {
 			t.Fatalf("after run %d with -max-pages %d: %d page requests in all", run, 100*run, n)
 		}
 		if run == 1 {
+			// The seen-set's tests, and how they were answered.
+			if m := seenLineRE.FindStringSubmatch(string(out)); m == nil || m[1] == "0" {
+				t.Errorf("run 1: no seen-set line with its tests in\n%s", out)
+			}
 			out, err := crawlState(t.Context(), w, dir, "-max-pages", "100").CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "spent its -max-pages budget") || w.TotalRequests() != 100 {
 				t.Fatalf("the same budget again: %v, %d requests\n%s", err, w.TotalRequests(), out)
