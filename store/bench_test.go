@@ -21,8 +21,8 @@ var benchURLs = flag.Int("store.urls", 1_000_000, "URLs BenchmarkURLs pushes (10
 // BenchmarkURLs pushes -store.urls URLs of 10,000 hosts through the store,
 // on disk, as a crawl would: each page done finds 10 new URLs, seen-set
 // and frontier written in one step; then it reopens the store. It reports
-// the time per URL, the bytes on disk per URL, the peak Go heap, and the
-// time to reopen. One op is the whole run.
+// the time per URL, the bytes on disk per URL, the peak Go heap and
+// RSS, and the time to reopen. One op is the whole run.
 //
 //	go test -run '^$' -bench URLs -benchtime 1x ./store -args -store.urls 10000000
 func BenchmarkURLs(b *testing.B) {
@@ -91,6 +91,9 @@ func BenchmarkURLs(b *testing.B) {
 		b.ReportMetric(float64(size)/float64(pushed), "disk-B/URL")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(reopen.Seconds(), "reopen-s")
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB") // the test process's, reopen included
 	}
 }
 
