@@ -3,7 +3,8 @@
 # crawls"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
 # answers take LATENCY, alternately in memory and with -state, RUNS times
 # each, with WORKERS workers (32 by default), and prints pages/s, peak RSS
-# and CPU time a page (user and system) of each run.
+# and CPU time a page (user and system) of each run, and after a -state
+# run the CLI's line on how its seen-set answered (the cache's hit rate).
 #
 #   bench/durable.sh PAGES LATENCY RUNS [WORKERS]   e.g. bench/durable.sh 300000 0 2
 set -euo pipefail
@@ -16,8 +17,9 @@ for i in $(seq "$RUNS"); do
 		args=()
 		[ $mode = state ] && args=(-state "$tmp/state")
 		HTTP_PROXY=$proxy /usr/bin/time -f "%e %M %U %S" -o "$tmp/time" "$tmp/crawl" "${args[@]}" \
-			-delay -1s -delay-factor -1 -workers "$WORKERS" -max-pages "$PAGES" -json "$seed" > /dev/null 2>&1
+			-delay -1s -delay-factor -1 -workers "$WORKERS" -max-pages "$PAGES" -json "$seed" > /dev/null 2> "$tmp/stderr"
 		read -r secs rss user sys < "$tmp/time"
 		echo "$mode run=$i pages/s=$(awk "BEGIN { printf \"%d\", $PAGES / $secs }") rss_mb=$((rss / 1024)) seconds=$secs cpu_ms/page=$(awk "BEGIN { printf \"%.3f\", ($user + $sys) * 1000 / $PAGES }")"
+		grep 'seen-set' "$tmp/stderr" || true
 	done
 done
