@@ -104,6 +104,9 @@ func (f *AOPIC) Next(now time.Time) (frontier.Entry, bool, time.Time) { return f
 // and e removed from the queue, or rewritten for a retry.
 func (f *AOPIC) Done(e frontier.Entry, r frontier.Result) {
 	s := f.s
+	if s.onDone != nil {
+		s.onDone(e, r)
+	}
 	f.a.Done(e, r)
 	q := f.at[e.FP]
 	s.advance(q.host, r.Next, time.Until(r.Next))

@@ -193,6 +193,9 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 		panic("store: Done for an entry that was not handed out")
 	}
 	delete(s.out, e.FP)
+	if s.onDone != nil {
+		s.onDone(e, r)
+	}
 	h := o.host
 	h.inflight--
 	s.advance(h, r.Next, time.Until(r.Next))

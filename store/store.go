@@ -88,6 +88,9 @@ var (
 	// ErrLocked is wrapped by the error of Open for a directory that another
 	// Store holds, in this process or another.
 	ErrLocked = errors.New("store: state in use by another crawl (its directory is locked)")
+	// ErrNotState is wrapped by the error of Open for a directory that
+	// holds files but no store: Open writes nothing among them.
+	ErrNotState = errors.New("store: directory holds files but no crawl state")
 )
 
 // Options configure a Store. As everywhere in this SDK, a number's 0 means
@@ -129,6 +132,14 @@ type Options struct {
 	// durable first: with (*warc.Writer).Sync, the archive records of the
 	// pages a group marks done are synced before the group is.
 	BeforeCommit func() error
+	// OnDone, if set, is called by the frontier's Done (of [Store.Frontier]
+	// or [Store.AOPIC]) with its arguments, on the crawler's goroutine,
+	// in the step Done begins. It keeps what the crawl writes elsewhere in
+	// step with the state: an output that writes a page's record in OnDone
+	// (nothing for r.Retry), registers its size with Keep and makes its
+	// file durable in BeforeCommit holds, after a crash, exactly the pages
+	// committed once it is cut back to the size Kept returns.
+	OnDone func(e frontier.Entry, r frontier.Result)
 	// MergeURLs is how many new URLs the seen-set gathers in its log (a
 	// record of each commit group's) before it merges them into its table,
 	// as one sorted file that Pebble links in rather than as one memtable
@@ -160,12 +171,13 @@ type Store struct {
 	// first, at most maxCommitting: each is applied and synced by a
 	// goroutine of its own, in order, while the next groups gather.
 	committing   []committing
-	sorters      sync.Pool     // of *sorter, for the groups committing
-	syncInterval time.Duration // 0: every step is its own group
-	beforeCommit func() error  // Options.BeforeCommit
-	perHost      int           // entries of a host out at once (frontier.PerHostLimit)
-	checkpoint   int           // pages done between AOPIC checkpoints; <= 0: none but at Close
-	err          error         // the first write error: the store takes no more
+	sorters      sync.Pool                             // of *sorter, for the groups committing
+	syncInterval time.Duration                         // 0: every step is its own group
+	beforeCommit func() error                          // Options.BeforeCommit
+	onDone       func(frontier.Entry, frontier.Result) // Options.OnDone
+	perHost      int                                   // entries of a host out at once (frontier.PerHostLimit)
+	checkpoint   int                                   // pages done between AOPIC checkpoints; <= 0: none but at Close
+	err          error                                 // the first write error: the store takes no more
 
 	bloom     *blockFilter // nil: none
 	cache     *fpCache
@@ -276,10 +288,14 @@ var (
 
 // Open opens the store in dir, making it if needed. A store written by an
 // incompatible version is refused with an error wrapping ErrVersion; one
-// another process holds is refused too.
+// another process holds is refused too, and a directory that holds other
+// files, with ErrNotState.
 func Open(dir string, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
+	}
+	if err := checkDir(cmp.Or[vfs.FS](o.FS, vfs.Default), dir); err != nil {
+		return nil, err
 	}
 	po := &pebble.Options{FS: o.FS, Logger: quiet{}, MemTableSize: memTableSize,
 		L0CompactionThreshold: l0Compaction, L0StopWritesThreshold: 4 * l0Compaction,
@@ -299,6 +315,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		db:           db,
 		syncInterval: politeness.Or(o.SyncInterval, DefaultSyncInterval),
 		beforeCommit: o.BeforeCommit,
+		onDone:       o.OnDone,
 		perHost:      frontier.PerHostLimit(o.PerHost),
 		checkpoint:   politeness.Or(o.CheckpointPages, DefaultCheckpointPages),
 		hosts:        map[string]*hostQueue{},
@@ -902,4 +919,22 @@ func recoverFatal(err *error) {
 		}
 		*err = f
 	}
+}
+
+// checkDir refuses dir, with ErrNotState, if it holds files and none of
+// them is one of Pebble's: a store is written only in a new or empty
+// directory, or in one a store was written in.
+func checkDir(fs vfs.FS, dir string) error {
+	names, err := fs.List(dir)
+	if err != nil || len(names) == 0 {
+		return nil // missing: Open makes it (or says why it cannot)
+	}
+	for _, name := range names {
+		if name == "CURRENT" || name == "LOCK" || strings.HasPrefix(name, "OPTIONS-") ||
+			strings.HasPrefix(name, "MANIFEST-") || strings.HasPrefix(name, "marker.") {
+			return nil
+		}
+	}
+	slices.Sort(names)
+	return fmt.Errorf("%w: %s holds %d files (%s, ...); give a new or empty directory", ErrNotState, dir, len(names), names[0])
 }

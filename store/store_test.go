@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -717,5 +719,64 @@ func TestBeforeCommit(t *testing.T) {
 	st = open(t, fs, store.Options{})
 	if st.Frontier().Len() != 1 || st.Seen().Contains(2) {
 		t.Errorf("reopened: %d waiting, 2 seen: %v; want only the first group", st.Frontier().Len(), st.Seen().Contains(2))
+	}
+}
+
+func TestOpenRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>a copy of a site</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.Open(dir, nil)
+	if !errors.Is(err, store.ErrNotState) || !strings.Contains(err.Error(), "index.html") {
+		t.Fatalf("Open of a directory of other files = %v, want ErrNotState naming index.html", err)
+	}
+	names, _ := os.ReadDir(dir)
+	if len(names) != 1 {
+		t.Errorf("Open wrote %d files among the directory's one", len(names)-1)
+	}
+	// A store's own directory, and an empty one, open.
+	empty := t.TempDir()
+	st, err := store.Open(empty, &store.Options{ExpectedURLs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = store.Open(empty, &store.Options{ExpectedURLs: 10})
+	if err != nil {
+		t.Fatalf("reopening a store: %v", err)
+	}
+	st.Close()
+}
+
+// TestOnDone checks that OnDone sees each Done of both frontiers, with its
+// Result, before the step is committed.
+func TestOnDone(t *testing.T) {
+	for _, aopic := range []bool{false, true} {
+		var got []string
+		st := open(t, nil, store.Options{OnDone: func(e frontier.Entry, r frontier.Result) {
+			got = append(got, fmt.Sprintf("%s retry=%v", e.URL, r.Retry))
+		}})
+		var f frontier.Frontier = st.Frontier()
+		if aopic {
+			a, err := st.AOPIC(&frontier.AOPIC{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f = a
+		}
+		a, b := entry("h.test", 0), entry("g.test", 1)
+		f.Push(a)
+		f.Push(b)
+		for i := range 3 {
+			e, ok, _ := f.Next(t0.Add(time.Duration(i) * time.Hour))
+			if !ok {
+				t.Fatalf("aopic=%v: nothing handed out at %d", aopic, i)
+			}
+			f.Done(e, frontier.Result{Retry: i == 0})
+		}
+		if len(got) != 3 || !strings.HasSuffix(got[0], "retry=true") || !strings.HasSuffix(got[2], "retry=false") {
+			t.Errorf("aopic=%v: OnDone saw %q, want 3 calls, the first a retry", aopic, got)
+		}
 	}
 }
