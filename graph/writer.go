@@ -308,3 +308,31 @@ func (t *idTable) resize(n int) {
 		t.slots[i] = uint32(id) + 1
 	}
 }
+
+// Resume returns a Writer that goes on with the file whose bytes so far
+// prior holds: it names no URL prior named again, and writes no header,
+// only the records that follow, to w, which must take them after prior's
+// bytes (a file opened for appending, cut back to the end of prior). So a
+// crawl that resumes adds to its graph file, and the file reads as if one
+// Writer had written it all: the same bytes.
+//
+// prior must be a whole file, a header and whole records: one that ends
+// within a record fails with ErrTruncated, and Read's other errors apply.
+// Resume reads all of prior, and keeps its fingerprints as Page does.
+func Resume(w io.Writer, prior io.Reader) (*Writer, error) {
+	d := decoder{r: bufio.NewReaderSize(prior, 64<<10)}
+	err := d.header()
+	for err == nil {
+		err = d.record()
+	}
+	if err != io.EOF {
+		return nil, err
+	}
+	gw := &Writer{bw: bufio.NewWriterSize(w, writeBuffer), ids: newIDTable()}
+	for _, fp := range d.fps {
+		if _, added, ok := gw.ids.add(fp); !added || !ok {
+			return nil, fmt.Errorf("%w: URL fingerprint %#x named twice", ErrCorrupt, fp)
+		}
+	}
+	return gw, nil
+}
