@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"crawler"
 	"crawler/fetch"
 	"crawler/graph"
 	"crawler/internal/links"
+	"crawler/store"
 	"crawler/warc"
 )
 
@@ -76,8 +78,14 @@ func (a *archive) Record(ctx context.Context, x *fetch.Exchange) error {
 	return a.check(a.w.Record(ctx, x))
 }
 
-// Sync syncs the archive's current file (store.Options.BeforeCommit).
-func (a *archive) Sync() error { return a.check(a.w.Sync()) }
+// Sync syncs the archive's current file (store.Options.BeforeCommit); a
+// nil archive has nothing to sync.
+func (a *archive) Sync() error {
+	if a == nil {
+		return nil
+	}
+	return a.check(a.w.Sync())
+}
 
 // check keeps err, if any, naming the flag.
 func (a *archive) check(err error) error {
@@ -102,33 +110,76 @@ func (a *archive) Close() error {
 // graphPages is the -graph output: a Handler writing each HTML page
 // fetched with a 2xx, with the links the crawl follows, and each redirect,
 // to a graph file (package graph). Its first error stops the crawl and is
-// kept for the end.
+// kept for the end. With -state, its records are written in the state's
+// steps (see steps), and a resumed crawl's file goes on.
 type graphPages struct {
 	path  string
 	w     *graph.Writer
+	file  *stepFile // with -state; nil if not
+	steps *steps    // with -state; nil if not
 	first firstError
 }
 
-// openGraph creates the -graph file of o; fail stops the crawl.
-func openGraph(o *options, fail func(error)) (*graphPages, error) {
-	w, err := graph.Create(o.graph)
-	if err != nil {
-		return nil, fmt.Errorf("-graph: %w", err)
+// openGraph opens the -graph file of o; fail stops the crawl. With a state
+// (st and s not nil), the file is kept in step with it, and resumed says
+// that it goes on with the file of the crawl's earlier runs.
+func openGraph(o *options, fail func(error), st *store.Store, s *steps) (g *graphPages, resumed bool, err error) {
+	g = &graphPages{path: o.graph, first: firstError{fail: fail}}
+	if st == nil {
+		if g.w, err = graph.Create(o.graph); err != nil {
+			return nil, false, fmt.Errorf("-graph: %w", err)
+		}
+		return g, false, nil
 	}
-	return &graphPages{path: o.graph, w: w, first: firstError{fail: fail}}, nil
+	f, resumed, err := openStepFile(st, s, "graph", o.graph)
+	if err != nil {
+		return nil, false, err
+	}
+	g.file, g.steps = f, s
+	if !resumed {
+		g.w = graph.NewWriter(f)
+		return g, false, nil
+	}
+	r, err := f.reader()
+	if err == nil {
+		g.w, err = graph.Resume(f, r)
+		r.Close()
+	}
+	if err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("-graph %s: the file of the crawl's earlier runs: %w", o.graph, err)
+	}
+	return g, true, nil
 }
 
 // Handle records p, if it is an HTML page or a redirect.
 func (g *graphPages) Handle(_ context.Context, p *crawler.Page) error {
-	var err error
+	var write func() error
 	switch {
 	case p.Err == nil && p.Redirect != "":
-		err = g.w.Redirect(p.URL, p.Redirect)
+		from, to := p.URL, p.Redirect
+		write = func() error { return g.w.Redirect(from, to) }
 	case p.Err == nil && p.Status/100 == 2 && links.IsHTML(p.ContentType, p.Body):
-		err = g.w.Page(p.URL, p.Links)
+		url, out := p.URL, slices.Clone(p.Links)
+		write = func() error { return g.w.Page(url, out) }
 	default:
 		return nil
 	}
+	if g.steps != nil {
+		g.steps.hold(p.URL, func() error {
+			err := write()
+			if err == nil {
+				err = g.w.Flush() // into the file's buffer, where its size is counted
+			}
+			return g.check(err)
+		})
+		return nil
+	}
+	return g.check(write())
+}
+
+// check keeps err, if any, naming the flag.
+func (g *graphPages) check(err error) error {
 	if err != nil {
 		return g.first.keep(fmt.Errorf("-graph %s: %w", g.path, err))
 	}
@@ -143,6 +194,9 @@ func (g *graphPages) Close() error {
 	err := g.w.Close()
 	if err != nil {
 		err = fmt.Errorf("-graph %s: %w", g.path, err)
+	}
+	if g.file != nil {
+		err = errors.Join(err, g.file.Close())
 	}
 	return g.first.closed(err)
 }

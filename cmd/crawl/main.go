@@ -140,29 +140,59 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.stateStats {
 		return printState(o.state, stdout)
 	}
-	outs, err := openOutputs(o, stdout)
-	if err != nil {
-		return usageError{err}
+	if o.demo {
+		seeds = append(seeds, demoSeed)
 	}
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
+
+	// The state, then every output, before anything starts: a mistake in
+	// one is found before the demo web or a fetch.
+	var st *store.Store
+	var stepped *steps // the outputs kept in step with st
 	var archive *archive
+	if o.state != "" {
+		stepped = newSteps(fail)
+		so := &store.Options{PerHost: o.perHost, OnDone: stepped.done,
+			BeforeCommit: func() error { return errors.Join(archive.Sync(), stepped.sync()) }}
+		if st, err = openState(o, seeds, so); err != nil {
+			return err
+		}
+		defer func() {
+			if st != nil { // not closed below: an error on the way
+				st.Close()
+			}
+		}()
+	}
+	outs, err := openOutputs(o, stdout, st, stepped)
+	if err != nil {
+		return usageError{err}
+	}
 	var linkGraph *graphPages
 	if o.warc != "" {
 		if archive, err = openArchive(o, fail); err != nil {
-			return usageError{err}
+			return usageError{errors.Join(err, outs.Close())}
 		}
 	}
 	if o.graph != "" {
-		if linkGraph, err = openGraph(o, fail); err != nil {
-			return usageError{errors.Join(err, archive.Close())}
+		var resumed bool
+		if linkGraph, resumed, err = openGraph(o, fail, st, stepped); err != nil {
+			return usageError{errors.Join(err, outs.Close(), archive.Close())}
+		}
+		if resumed {
+			outs.resumed = append(outs.resumed, "-graph "+o.graph)
 		}
 	}
 	cr := newCrawl(o, outs, stdout, stderr, fail)
-	fetcher, demoSeeds, closeFetcher := startFetcher(o, cr.con)
+	if cr.pages != nil && outs.pages.step != nil {
+		cr.pages.steps = stepped
+	}
+	if st != nil {
+		sayResuming(cr.con, o, st, outs.resumed)
+	}
+	fetcher, closeFetcher := startFetcher(o, cr.con)
 	defer closeFetcher()
 	cr.c.Fetcher = fetcher
-	seeds = append(seeds, demoSeeds...)
 	renderer, err := newRenderer(o, fetcher, cr.c)
 	if err != nil {
 		return err
@@ -171,9 +201,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cr.c.Fetcher = renderer
 		defer renderer.Close()
 	}
-	var beforeCommit func() error
 	if archive != nil {
-		cr.archive, fetcher.Recorder, beforeCommit = archive, archive, archive.Sync
+		cr.archive, fetcher.Recorder = archive, archive
 	}
 	if linkGraph != nil {
 		cr.graph = linkGraph
@@ -185,15 +214,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cr.ops.Close()
-	var st *store.Store
-	if o.state != "" {
-		if st, err = openState(o, seeds, beforeCommit); err != nil {
-			return err
-		}
+	if st != nil {
+		cr.st = st
 		cr.c.Seen, cr.c.Frontier = st.Seen(), st.Frontier()
 		if o.frontier == "aopic" {
 			if cr.c.Frontier, err = st.AOPIC(&frontier.AOPIC{PerHost: o.perHost}); err != nil {
-				st.Close()
 				return fmt.Errorf("-state %s: %w", o.state, err)
 			}
 		}
@@ -207,14 +232,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			cr.c.MaxBytes = o.maxBytes - bodyBytes
 		}
 		if spent := budgetSpent(o, st.Requests(), bodyBytes); spent != "" && o.cluster == "" {
-			fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its %s\n", o.state, spent)
-			return errors.Join(st.Close(), cr.finish(nil))
+			fmt.Fprintf(cr.con, "crawl: the crawl in %s has spent its %s; %d URLs wait (raise the budget to go on)\n", o.state, spent, st.Frontier().Len())
+			err := cr.closeState(nil)
+			st = nil
+			return cr.finish(err)
 		}
 	}
 	var leave func() error
 	if o.cluster != "" {
 		if leave, err = joinCluster(ctx, o, cr, st); err != nil {
-			return errors.Join(err, st.Close())
+			return err
 		}
 	}
 	if o.duration > 0 {
@@ -223,6 +250,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer cancel()
 	}
 	stopProgress := startProgress(cr.c, cr.con, stderr, o.progress)
+	cr.ran = true
 	runErr := cr.c.Run(ctx, seeds...)
 	stopProgress()
 	if leave != nil {
@@ -232,27 +260,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if runErr == nil && cr.c.Stats().Requests == 0 && cr.c.Frontier.Len() == 0 {
 			fmt.Fprintf(cr.con, "crawl: the crawl in %s is finished: nothing left to fetch\n", o.state)
 		}
-		if line := seenLine(st.Seen().Stats()); line != "" {
+		if line := seenLine(st.Seen().Stats()); line != "" && o.verbose {
 			fmt.Fprintln(cr.con, line)
 		}
-		if err := st.Close(); err != nil {
-			runErr = errors.Join(runErr, fmt.Errorf("-state %s: %w", o.state, err))
-		}
+		runErr = cr.closeState(runErr)
+		st = nil
 	}
 	return cr.finish(runErr)
 }
 
-// openState opens the -state directory for a crawl of seeds, which must be
-// the crawl it holds, if any. beforeCommit, if not nil, makes the -warc
-// records of the pages a commit marks done durable first.
-func openState(o *options, seeds []string, beforeCommit func() error) (*store.Store, error) {
-	st, err := store.Open(o.state, &store.Options{PerHost: o.perHost, BeforeCommit: beforeCommit})
+// demoSeed is the seed of the demo web (crawlertest.Web.Seeds), known
+// before the web starts: a -state crawl's identity holds its seeds.
+const demoSeed = "http://h0.crawler.test/"
+
+// sayResuming tells on con that the crawl resumes the one in o.state, if
+// st holds one, with what it has done and what waits, and which outputs go
+// on with their files.
+func sayResuming(con io.Writer, o *options, st *store.Store, resumed []string) {
+	if st.Requests() == 0 && st.Seen().Len() == 0 {
+		return
+	}
+	fmt.Fprintf(con, "crawl: resuming the crawl in %s: %d page requests made, %d URLs seen, %d waiting, %d hosts\n",
+		o.state, st.Requests(), st.Seen().Len(), st.Frontier().Len(), st.Hosts())
+	if len(resumed) > 0 {
+		fmt.Fprintf(con, "crawl: appending to %s\n", strings.Join(resumed, " and "))
+	}
+}
+
+// openState opens the -state directory for a crawl of seeds, with so,
+// which must be the crawl it holds, if any. A directory that holds other
+// files, or another crawl, is a usageError.
+func openState(o *options, seeds []string, so *store.Options) (*store.Store, error) {
+	st, err := store.Open(o.state, so)
+	if errors.Is(err, store.ErrNotState) {
+		return nil, usageError{fmt.Errorf("-state %s: %w", o.state, err)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("-state %s: %w", o.state, err)
 	}
 	if err := st.Claim(crawlID(o, seeds)); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("-state %s holds another crawl (give the same seeds, -same-host and -max-depth, or another directory): %w", o.state, err)
+		return nil, usageError{fmt.Errorf("-state %s holds another crawl (give the same seeds, -same-host and -max-depth, or another directory): %w", o.state, err)}
 	}
 	return st, nil
 }
@@ -292,15 +340,17 @@ func printState(dir string, w io.Writer) error {
 	}
 	defer st.Close()
 	total := (&crawler.Crawler{Frontier: st.Frontier()}).TotalStats()
+	total.Seen, total.Frontier, total.Hosts = st.Seen().Len(), st.Frontier().Len(), st.Hosts()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Seen    int     `json:"seen"`
-		Waiting int     `json:"waiting"`
-		Hosts   int     `json:"hosts"`
-		Done    bool    `json:"finished"`
-		Total   summary `json:"total"` // the counters of every run, as -json prints one run's
-	}{st.Seen().Len(), st.Frontier().Len(), st.Hosts(), st.Frontier().Len() == 0, summaryOf(total, false)})
+		Seen     int     `json:"seen"`
+		Waiting  int     `json:"waiting"`
+		Hosts    int     `json:"hosts"`
+		Requests int64   `json:"requests"`
+		Done     bool    `json:"finished"`
+		Total    summary `json:"total"` // the counters of every run, as -json prints one run's; interrupted: URLs wait
+	}{total.Seen, total.Frontier, total.Hosts, st.Requests(), total.Frontier == 0, summaryOf(total, total.Frontier > 0)})
 }
 
 // seenLine tells how the durable seen-set answered the run's tests: the
@@ -331,10 +381,26 @@ type crawl struct {
 	con     *console // stderr
 	stdout  io.Writer
 	outs    *outputs
-	pages   *jsonLines  // the -out Handler; nil without -out
-	archive *archive    // the -warc recorder; nil without -warc
-	graph   *graphPages // the -graph Handler; nil without -graph
-	ops     *operations // -http and -report; nil without them
+	pages   *jsonLines     // the -out Handler; nil without -out
+	archive *archive       // the -warc recorder; nil without -warc
+	graph   *graphPages    // the -graph Handler; nil without -graph
+	ops     *operations    // -http and -report; nil without them
+	st      *store.Store   // -state; nil without it
+	total   *crawler.Stats // with -state: the counters of every run, taken as the state closed
+	ran     bool           // Run was called
+}
+
+// closeState closes the crawl's state once Run has returned runErr, and
+// takes the crawl's totals from it first; it returns runErr with the
+// error of closing.
+func (cr *crawl) closeState(runErr error) error {
+	total := cr.c.TotalStats()
+	total.Seen, total.Frontier, total.Hosts = cr.st.Seen().Len(), cr.st.Frontier().Len(), cr.st.Hosts()
+	cr.total = &total
+	if err := cr.st.Close(); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("-state %s: %w", cr.o.state, err))
+	}
+	return runErr
 }
 
 // newCrawl sets up the crawl o asks for, writing to outs, stdout and
@@ -399,9 +465,9 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 }
 
 // startFetcher returns the crawl's fetcher. With -demo it also starts the
-// demo web, says so on con, and returns its seeds. closeFetcher closes
-// the idle connections and the demo web.
-func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []string, closeFetcher func()) {
+// demo web, whose seed is demoSeed, and says so on con. closeFetcher
+// closes the idle connections and the demo web.
+func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher func()) {
 	dns := &fetch.DNSCache{}
 	tr := fetch.NewTransportWith(dns)
 	tr.Proxy = http.ProxyFromEnvironment
@@ -419,14 +485,16 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, demoSeeds []
 		}
 		web := crawlertest.NewWeb(cfg)
 		tr.DialContext, tr.Proxy = web.DialContext, nil
-		demoSeeds = web.Seeds()
-		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), demoSeeds[0])
+		if seeds := web.Seeds(); len(seeds) != 1 || seeds[0] != demoSeed {
+			panic(fmt.Sprintf("crawl: the demo web's seeds are %q, not %s", seeds, demoSeed))
+		}
+		fmt.Fprintf(con, "crawl: demo web of %d hosts on %s, seed %s\n", len(web.Hosts()), web.Addr(), demoSeed)
 		closeFetcher = func() {
 			f.CloseIdleConnections()
 			web.Close()
 		}
 	}
-	return f, demoSeeds, closeFetcher
+	return f, closeFetcher
 }
 
 // demoChanges is how often the pages of the demo web change under
@@ -454,13 +522,18 @@ func (cr *crawl) finish(runErr error) error {
 	}
 	st := cr.c.Stats()
 	if cr.o.json {
-		errs = append(errs, writeJSONSummary(cr.stdout, st, stopped != nil))
+		errs = append(errs, writeJSONSummary(cr.stdout, st, cr.total, stopped != nil))
 	} else {
 		var cause error
 		if stopped != nil {
 			cause = stopped.Cause
 		}
-		writeTextSummary(cr.con, st, cause)
+		if cr.ran {
+			writeTextSummary(cr.con, st, cause)
+		}
+		if cr.total != nil {
+			fmt.Fprintf(cr.con, "crawl: the whole crawl in %s, every run: %s\n", cr.o.state, cr.total)
+		}
 	}
 	errs = append(errs, cr.ops.finish(cr.outs.report), cr.outs.Close(), cr.graph.Close(), cr.archive.Close())
 	return errors.Join(errs...)

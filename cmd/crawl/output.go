@@ -12,6 +12,7 @@ import (
 
 	"crawler"
 	"crawler/extract"
+	"crawler/store"
 )
 
 // output is where one flag's output goes: a file created before the
@@ -19,7 +20,8 @@ import (
 type output struct {
 	flag string
 	w    io.Writer
-	file *os.File // nil for stdout
+	file io.Closer // nil for stdout
+	step *stepFile // a file kept in step with -state; nil if not
 }
 
 // openOutput opens the output of the flag called name at path: stdout for
@@ -52,13 +54,25 @@ func (o *output) Close() error {
 // when not asked for.
 type outputs struct {
 	pages, hosts, report *output
+	resumed              []string // the outputs that go on with a file of the state's earlier runs
 }
 
 // openOutputs opens the outputs o asks for; on an error, none stays open.
-func openOutputs(o *options, stdout io.Writer) (*outputs, error) {
+// With a state (st and s not nil), a -out file is kept in step with it.
+func openOutputs(o *options, stdout io.Writer, st *store.Store, s *steps) (*outputs, error) {
 	var outs outputs
 	var err error
-	if o.out != "" {
+	switch {
+	case o.out != "" && o.out != "-" && st != nil:
+		f, resumed, err := openStepFile(st, s, "out", o.out)
+		if err != nil {
+			return nil, err
+		}
+		outs.pages = &output{flag: "out", w: f, file: f, step: f}
+		if resumed {
+			outs.resumed = append(outs.resumed, "-out "+o.out)
+		}
+	case o.out != "":
 		if outs.pages, err = openOutput("out", o.out, stdout); err != nil {
 			return nil, err
 		}
@@ -116,6 +130,7 @@ type jsonLines struct {
 	err   error
 	fail  func(error)
 	rules extract.Rules // -extract; nil: none
+	steps *steps        // with -state: records are written in the state's steps
 }
 
 // newJSONLines returns a jsonLines writing to out, which calls fail with
@@ -141,6 +156,18 @@ func (j *jsonLines) Handle(_ context.Context, p *crawler.Page) error {
 		if d, err := extract.Parse(p); err == nil { // an error: not HTML
 			r.Extract = j.rules.Extract(d) // parsed once for every rule
 		}
+	}
+	if j.steps != nil {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		line = append(line, '\n')
+		j.steps.hold(p.URL, func() error {
+			_, err := j.out.w.Write(line)
+			return err
+		})
+		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -233,6 +260,7 @@ type summary struct {
 	Hosts            int              `json:"hosts"`
 	ElapsedSec       float64          `json:"elapsed_sec"`
 	PagesPerSec      float64          `json:"pages_per_sec"`
+	Total            *summary         `json:"total,omitempty"` // with -state: every run's counters, the state's gauges
 }
 
 // summaryOf is the -json summary of s.
@@ -252,11 +280,17 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 	}
 }
 
-// writeJSONSummary writes the -json summary of s to stdout.
-func writeJSONSummary(stdout io.Writer, s crawler.Stats, interrupted bool) error {
+// writeJSONSummary writes the -json summary of s to stdout, with total,
+// the whole crawl's under -state, if not nil.
+func writeJSONSummary(stdout io.Writer, s crawler.Stats, total *crawler.Stats, interrupted bool) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(summaryOf(s, interrupted)); err != nil {
+	sum := summaryOf(s, interrupted)
+	if total != nil {
+		t := summaryOf(*total, interrupted || total.Frontier > 0)
+		sum.Total = &t
+	}
+	if err := enc.Encode(sum); err != nil {
 		return fmt.Errorf("-json: %w", err)
 	}
 	return nil

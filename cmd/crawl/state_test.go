@@ -47,10 +47,24 @@ func TestStateResumes(t *testing.T) {
 		if run > 20 {
 			t.Fatal("the crawl never finished")
 		}
-		cmd := crawlState(t.Context(), w, dir, "-max-pages", fmt.Sprint(100*run))
+		args := []string{"-max-pages", fmt.Sprint(100 * run)}
+		if run == 1 {
+			args = append(args, "-v") // the seen-set line is -v's
+		}
+		before := w.TotalRequests()
+		cmd := crawlState(t.Context(), w, dir, args...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out)
+		}
+		resuming := regexp.MustCompile(`crawl: resuming the crawl in \S+: (\d+) page requests made, \d+ URLs seen, \d+ waiting, \d+ hosts`).FindStringSubmatch(string(out))
+		switch {
+		case run == 1 && resuming != nil:
+			t.Errorf("run 1 says it resumes:\n%s", out)
+		case run > 1 && (resuming == nil || resuming[1] != fmt.Sprint(before)):
+			t.Errorf("run %d: no line saying it resumes after %d page requests:\n%s", run, before, out)
+		case run > 1 && seenLineRE.Match(out):
+			t.Errorf("run %d without -v prints the seen-set line:\n%s", run, out)
 		}
 		if strings.Contains(string(out), "is finished") {
 			break
@@ -66,7 +80,8 @@ func TestStateResumes(t *testing.T) {
 				t.Errorf("run 1: no seen-set line with its tests in\n%s", out)
 			}
 			out, err := crawlState(t.Context(), w, dir, "-max-pages", "100").CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "spent its -max-pages budget") || w.TotalRequests() != 100 {
+			if err != nil || !regexp.MustCompile(`spent its -max-pages budget: 100 page requests made; [1-9]\d* URLs wait`).Match(out) ||
+				strings.Contains(string(out), "frontier 0, seen 0") || w.TotalRequests() != 100 {
 				t.Fatalf("the same budget again: %v, %d requests\n%s", err, w.TotalRequests(), out)
 			}
 		}
@@ -102,11 +117,11 @@ func TestStateResumes(t *testing.T) {
 			r.code, err, state, len(want), r.stdout, r.stderr)
 	}
 	r = runCrawl(t, nil, "-state", dir, "-delay", "-1s", "http://other.test/")
-	if r.code == 0 || !strings.Contains(r.stderr, "holds another crawl") {
+	if r.code != 2 || !strings.Contains(r.stderr, "holds another crawl") {
 		t.Errorf("another crawl's seeds on the state: exit %d, stderr %q; want refused", r.code, r.stderr)
 	}
 	r = runCrawl(t, nil, append([]string{"-state", dir, "-delay", "-1s", "-same-host"}, w.Seeds()...)...)
-	if r.code == 0 || !strings.Contains(r.stderr, "holds another crawl") {
+	if r.code != 2 || !strings.Contains(r.stderr, "holds another crawl") {
 		t.Errorf("the same seeds in another scope (-same-host): exit %d, stderr %q; want refused", r.code, r.stderr)
 	}
 }
