@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,6 +36,21 @@ func TestStateOutputsSurviveKill9(t *testing.T) {
 	}
 	if before := countLines(t, out); before == 0 {
 		t.Fatal("-out is empty after three runs")
+	}
+	// -stats on the state a kill -9 left: what waits, what was seen.
+	r := runCrawl(t, nil, "-state", dir, "-stats")
+	var state struct {
+		Seen, Waiting, Hosts int
+		Requests             int64
+		Done                 bool `json:"finished"`
+		Total                summary
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &state); err != nil || r.code != 0 {
+		t.Fatalf("-stats: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if state.Seen == 0 || state.Waiting == 0 || state.Hosts == 0 || state.Done || state.Requests == 0 || state.Requests > int64(w.TotalRequests()) ||
+		state.Total.Seen != state.Seen || state.Total.Frontier != state.Waiting || state.Total.Hosts != state.Hosts || !state.Total.Interrupted {
+		t.Errorf("-stats after a kill -9: %+v; want what was seen and waits, not finished, interrupted\n%s", state, r.stdout)
 	}
 	last, err := crawlState(t.Context(), w, dir, flags...).CombinedOutput()
 	if err != nil {
@@ -176,4 +193,54 @@ func graphRecords(t *testing.T, name string) map[string]int {
 		}
 		counts[urls[src]]++
 	}
+}
+
+// -state refuses a directory of other files before anything starts, and
+// writes nothing there; -out refuses a file of an earlier run that lost
+// what the state counts, and a new -out path starts a new file.
+func TestStateRefuses(t *testing.T) {
+	site := t.TempDir()
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<p>a copy of a site</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCrawl(t, nil, "-state", site, "-demo")
+	if r.code != 2 || !strings.Contains(r.stderr, "holds files but no crawl state") || strings.Contains(r.stderr, "demo web of") {
+		t.Errorf("-state on a site's copy: exit %d, stderr %q; want 2, refused before the demo web starts", r.code, r.stderr)
+	}
+	if names, _ := os.ReadDir(site); len(names) != 1 {
+		t.Errorf("the directory holds %d files, want its 1", len(names))
+	}
+
+	w := stateWeb(t, 0)
+	tmp := t.TempDir()
+	dir, out := filepath.Join(tmp, "state"), filepath.Join(tmp, "pages.jsonl")
+	if b, err := crawlState(t.Context(), w, dir, "-max-pages", "20", "-out", out).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if err := os.Truncate(out, 10); err != nil {
+		t.Fatal(err)
+	}
+	b, err := crawlState(t.Context(), w, dir, "-max-pages", "40", "-out", out).CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(b), "holds 10 bytes, fewer than the") || w.TotalRequests() != 20 {
+		t.Errorf("-out cut after a run: exit %d, %d requests\n%s; want 2, nothing fetched", code, w.TotalRequests(), b)
+	}
+	other := filepath.Join(tmp, "more.jsonl")
+	if b, err := crawlState(t.Context(), w, dir, "-max-pages", "40", "-out", other).CombinedOutput(); err != nil || strings.Contains(string(b), "appending") {
+		t.Fatalf("a new -out path: %v\n%s", err, b)
+	}
+	if n := countLines(t, other); n != 20 {
+		t.Errorf("a new -out path holds %d lines, want the run's 20", n)
+	}
+}
+
+// exitCode is the exit status of a command's error from Run or Output.
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
