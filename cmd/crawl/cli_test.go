@@ -112,7 +112,8 @@ func TestHelpExplainsOutput(t *testing.T) {
 		t.Fatalf("crawl -help: exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
 	}
 	for _, want := range []string{"stdout  only what you ask for", "stderr  everything for people", "crawl -out - ", "crawl -json ",
-		"Exit status", "130 or 143", "-seen-size", "(0: 10000000; negative: an error)", "-per-host", "negative: no limit but -workers"} {
+		"Exit status", "130 or 143", "-seen-size", "(0: the default; negative: an error) (default 10000000)", "-per-host", "negative: no limit but -workers",
+		"-delay value", "(0: none; -demo: none unless set) (default 1s)", "-max-retries int", "(0: none) (default 2)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("crawl -help does not say %q:\n%s", want, r.stdout)
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"crawler"
@@ -14,8 +16,10 @@ import (
 	"crawler/extract"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/render"
 	"crawler/simhash"
 	"crawler/status"
+	"crawler/warc"
 )
 
 // Defaults of the flags that are the CLI's own (not a field's).
@@ -112,8 +116,10 @@ failed (every seed refused, output that could not be written); 2 bad usage
 (a flag value or seed, checked before anything is fetched); 130 or 143
 stopped by SIGINT or SIGTERM, after writing the output and the summary.
 
-Numbers: 0 is the default (named below), a negative value switches off what
-the flag does, except where said otherwise.
+Numbers: each flag's default is named below. 0, like a negative value,
+switches off what the flag does (-delay 0: no delay; -max-pages 0: no
+limit), except where said otherwise: a count that cannot be 0 (-workers)
+takes 0 as its default. Durations take a unit: 500ms, 2s, 1m.
 
 Flags:
 `
@@ -139,7 +145,18 @@ func parseFlags(args []string, stdout io.Writer) (*options, []string, error) {
 	if !flagSet(fs, "delay") && o.demo {
 		o.pacing.Delay = -1 // our own web on loopback
 	}
+	pacingOff(&o.pacing)
+	trapsOff(&o.traps)
+	off(&o.maxRetries, &o.nearDistance)
+	off(&o.recrawlShare)
+	off(&o.recrawlMax)
+	off(&o.warcMaxSize)
 	seeds := fs.Args()
+	for i, a := range seeds {
+		if name, ok := flagName(a); ok && fs.Lookup(name) != nil {
+			return nil, nil, usageError{fmt.Errorf("flag %s after the seed URL %s: flags go before the seeds (crawl [flags] URL...)", a, shortenURLs(seeds[max(i-1, 0)]))}
+		}
+	}
 	if o.stateStats {
 		if o.state == "" && o.cluster == "" {
 			return nil, nil, usageError{errors.New("-stats needs -state DIR, or -cluster URL for a shared crawl's nodes")}
@@ -158,12 +175,12 @@ func parseFlags(args []string, stdout io.Writer) (*options, []string, error) {
 // registerFlags binds every flag to its field of o.
 func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many page requests (0 or negative: no limit)")
-	fs.DurationVar(&o.duration, "duration", 0, "stop after this long, print the summary and exit 0 (0 or negative: no limit); with -state the next run resumes")
+	durationVar(fs, &o.duration, "duration", 0, "stop after this long, print the summary and exit 0 (0 or negative: no limit); with -state the next run resumes")
 	fs.Int64Var(&o.maxBytes, "max-bytes", 0, "stop starting fetches after this many body bytes (0 or negative: no limit)")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, "deepest link distance from a seed to fetch (0 or negative: no limit)")
-	fs.IntVar(&o.workers, "workers", 0, fmt.Sprintf("pages processed at once (0: %d; negative: an error)", crawler.DefaultWorkers))
-	fs.IntVar(&o.perHost, "per-host", 0, "requests in flight per host (0: 1; negative: no limit but -workers)")
-	fs.IntVar(&o.maxRetries, "max-retries", 0, fmt.Sprintf("times a failed request's URL is tried again (0: %d; negative: none)", crawler.DefaultMaxRetries))
+	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "pages processed at once (0: the default; negative: an error)")
+	fs.IntVar(&o.perHost, "per-host", 1, "requests in flight per host (0: the default; negative: no limit but -workers)")
+	fs.IntVar(&o.maxRetries, "max-retries", crawler.DefaultMaxRetries, "times a failed request's URL is tried again (0: none)")
 	fs.Float64Var(&o.rate, "rate", 0, "requests per second of the whole crawl, robots.txt included (0 or negative: no bound beyond per-host pacing; NaN and infinities: an error)")
 	registerPacing(fs, &o.pacing)
 	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout); the file is created before the crawl starts")
@@ -172,17 +189,17 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists; also true), all (also each host's /sitemap.xml, one request more a host) or off (also false)")
 	fs.BoolVar(&o.recrawl, "recrawl", false, "keep revisiting the pages fetched, each at the rate that keeps most copies fresh by its estimated rate of change (conditional GETs: a 304 costs no body), until -duration, -max-pages or a signal; needs -rate, which revisits share with new URLs")
 	fs.BoolVar(&o.recrawlUniform, "recrawl-uniform", false, "with -recrawl: revisit every page at the same rate (the baseline policy)")
-	fs.Float64Var(&o.recrawlShare, "recrawl-share", 0, fmt.Sprintf("with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: %v; negative: none)", crawler.DefaultRecrawlShare))
-	fs.DurationVar(&o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0 or negative: no bound but its host's pacing)")
-	fs.DurationVar(&o.recrawlMax, "recrawl-max", 0, fmt.Sprintf("with -recrawl: the longest time between two visits of a page (0: %v; negative: none, a page may never be revisited)", crawler.DefaultRecrawlMaxInterval))
+	fs.Float64Var(&o.recrawlShare, "recrawl-share", crawler.DefaultRecrawlShare, "with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: none)")
+	durationVar(fs, &o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0: no bound but its host's pacing)")
+	durationVar(fs, &o.recrawlMax, "recrawl-max", crawler.DefaultRecrawlMaxInterval, "with -recrawl: the longest time between two visits of a page (0: none, a page may never be revisited)")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
 	fs.BoolVar(&o.verbose, "v", false, "log a debug line per page on stderr, besides the warnings")
 	fs.BoolVar(&o.demo, "demo", false, "serve a synthetic web on loopback and crawl it (no internet needed)")
-	fs.DurationVar(&o.progress, "progress", 0, fmt.Sprintf("progress interval on stderr: a line rewritten in place on a terminal (0: %v), else a log line (0: %v); with -max-pages it gives the share done and the time left (negative: off)", defaultProgress, defaultLogProgress))
+	durationVar(fs, &o.progress, "progress", 0, fmt.Sprintf("progress interval on stderr: a line rewritten in place on a terminal (0: every %v), else a log line (0: every %v); with -max-pages it gives the share done and the time left (negative: off)", defaultProgress, defaultLogProgress))
 	fs.StringVar(&o.seen, "seen", "exact", "URL-seen set: exact, bloom (1% false positives) or bitmap")
-	fs.IntVar(&o.seenSize, "seen-size", 0, fmt.Sprintf("URLs the bloom or bitmap set is sized for (0: %d; negative: an error)", defaultSeenSize))
+	fs.IntVar(&o.seenSize, "seen-size", defaultSeenSize, "URLs the bloom or bitmap set is sized for (0: the default; negative: an error)")
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first), aopic (most important first, by on-line PageRank estimate) or priority (most backlinks found so far plus URL score, I(P) = backlinks + 1/(1+path depth)); -out records each page's importance")
 	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier (fifo or aopic) in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
 	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing; with -cluster, the live nodes of the crawl -crawl-id as they last reported")
@@ -190,10 +207,10 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.node, "node", "", "with -cluster: this node's name, unique among the crawl's nodes and the same when it restarts (letters, digits, - and _)")
 	fs.StringVar(&o.crawlName, "crawl-id", "crawl", "with -cluster: the crawl's name on the NATS server, so that several crawls can share one")
 	fs.BoolVar(&o.nearDups, "near-dups", false, "find HTML pages whose text is a near-duplicate of a page fetched before (64-bit SimHash); -out names the earlier page as near_duplicate_of")
-	fs.IntVar(&o.nearDistance, "near-dups-distance", 0, fmt.Sprintf("with -near-dups: the most bits of 64 in which near-duplicates' fingerprints differ (0: %d; negative: only identical fingerprints)", simhash.DefaultDistance))
+	fs.IntVar(&o.nearDistance, "near-dups-distance", simhash.DefaultDistance, "with -near-dups: the most bits of 64 in which near-duplicates' fingerprints differ (0: only identical fingerprints)")
 	fs.BoolVar(&o.nearSkipLinks, "near-dups-skip-links", false, "with -near-dups: do not follow the links of near-duplicates")
 	fs.StringVar(&o.warc, "warc", "", "archive every request and response (robots.txt and sitemaps too) as WARC 1.1 files in this directory (made if needed), as the bytes crossed the connection; a resumed crawl adds files")
-	fs.Int64Var(&o.warcMaxSize, "warc-max-size", 0, "with -warc: start a new file once one reaches this many bytes (0: 1 GiB; negative: never)")
+	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warc.DefaultMaxFileBytes, "with -warc: start a new file once one reaches this many bytes (0: never)")
 	fs.StringVar(&o.graph, "graph", "", "write the link graph (each HTML page fetched, its links and each redirect; URLs written once) to this file, for cmd/rank's PageRank and HITS; like -out, each run writes it anew")
 	fs.StringVar(&o.http, "http", "", "serve the live status page (plots, host tables, pause/resume/stop/retire controls), /status.json and Prometheus /metrics at this address: PORT or :PORT listen on loopback; another host needs -http-token")
 	fs.StringVar(&o.httpToken, "http-token", os.Getenv("CRAWL_HTTP_TOKEN"), "with -http: a secret every request must carry (Authorization: Bearer TOKEN, or ?token=TOKEN in the page's URL); required off loopback (default: $CRAWL_HTTP_TOKEN, which keeps it out of the process list)")
@@ -207,7 +224,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	})
 	fs.BoolVar(&o.render, "render", false, "load every HTML page in headless Chromium and take its links and -extract texts from the rendered document; every request the browser makes goes through the crawl's own rules (addresses and -allow, robots.txt, -delay per host) or fails in the page, never leaving the machine otherwise")
 	fs.StringVar(&o.renderHosts, "render-hosts", "", "render only the HTML pages of these hosts (host[:port], comma-separated), as -render does")
-	fs.IntVar(&o.renderTabs, "render-tabs", 0, "with -render or -render-hosts: pages rendered at once, each in a tab of one browser (0: 4; negative: an error)")
+	fs.IntVar(&o.renderTabs, "render-tabs", render.DefaultTabs, "with -render or -render-hosts: pages rendered at once, each in a tab of one browser (0: the default; negative: an error)")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
 }
@@ -228,17 +245,17 @@ func (o *options) validate() error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	check(o.workers >= 0, "-workers %d: want 0 (the default, %d) or more", o.workers, crawler.DefaultWorkers)
+	check(o.workers >= 0, "-workers %d: want 1 or more (default %d)", o.workers, crawler.DefaultWorkers)
 	check(finite(o.rate), "-rate %v: want a number (0 or negative: no bound)", o.rate)
-	check(finite(o.pacing.DelayFactor), "-delay-factor %v: want a number (0: the default; negative: none)", o.pacing.DelayFactor)
-	check(o.seenSize >= 0, "-seen-size %d: want 0 (the default, %d) or more", o.seenSize, defaultSeenSize)
+	check(finite(o.pacing.DelayFactor), "-delay-factor %v: want a number (0: none)", o.pacing.DelayFactor)
+	check(o.seenSize >= 0, "-seen-size %d: want 1 or more (default %d)", o.seenSize, defaultSeenSize)
 	check(o.seen == "exact" || o.seen == "bloom" || o.seen == "bitmap", "-seen %q: want exact, bloom or bitmap", o.seen)
 	check(o.frontier == "fifo" || o.frontier == "aopic" || o.frontier == "priority", "-frontier %q: want fifo, aopic or priority", o.frontier)
 	check(o.state == "" || o.frontier != "priority", "-state keeps a fifo or aopic frontier: -frontier priority is in memory only")
 	_, ok := sitemapPolicies[o.sitemaps]
 	check(ok, "-sitemaps %q: want listed, all or off", o.sitemaps)
 	check(!o.recrawl || o.rate > 0, "-recrawl needs -rate R: the crawl's requests per second, which revisits share with new URLs")
-	check(finite(o.recrawlShare) && o.recrawlShare <= 1, "-recrawl-share %v: want at most 1 (0: the default; negative: none while new URLs wait)", o.recrawlShare)
+	check(finite(o.recrawlShare) && o.recrawlShare <= 1, "-recrawl-share %v: want at most 1 (0: none while new URLs wait)", o.recrawlShare)
 	check(!o.recrawl || o.cluster == "", "-recrawl: a crawl shared with -cluster does not revisit yet")
 	check(o.nearDistance <= simhash.MaxDistance, "-near-dups-distance %d: want at most %d", o.nearDistance, simhash.MaxDistance)
 	check(o.state == "" || o.seen == "exact", "-state keeps its own seen-set: drop -seen %s", o.seen)
@@ -255,7 +272,7 @@ func (o *options) validate() error {
 		check(!names[r.Name], "-extract %s: the name %s is taken by another -extract", r, r.Name)
 		names[r.Name] = true
 	}
-	check(o.renderTabs >= 0, "-render-tabs %d: want 0 (the default, 4) or more", o.renderTabs)
+	check(o.renderTabs >= 0, "-render-tabs %d: want 1 or more (default %d)", o.renderTabs, render.DefaultTabs)
 	check(o.report != "-", "-report writes an HTML file: give its path, not -")
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
@@ -298,4 +315,55 @@ var sitemapPolicies = map[string]crawler.SitemapPolicy{
 	"off":    crawler.SitemapsOff,
 	"true":   crawler.SitemapsListed,
 	"false":  crawler.SitemapsOff,
+}
+
+// off sets each of vs that is 0 to -1: a flag given as 0 means what a
+// negative value means to the library's field it sets ("none", "no
+// limit", "never"), whose 0 means its default. The flags' own defaults
+// are the real values, so a 0 was typed.
+func off[T int | int64 | float64 | time.Duration](vs ...*T) {
+	for _, v := range vs {
+		if *v == 0 {
+			*v = -1
+		}
+	}
+}
+
+// durationValue is a time.Duration flag whose errors say what a duration
+// looks like: "-delay 5" is a number without a unit.
+type durationValue time.Duration
+
+// durationVar defines a duration flag with its default, as
+// flag.DurationVar does.
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Var((*durationValue)(p), name, usage)
+}
+
+// Set parses s as a duration.
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+			return fmt.Errorf("%s has no unit: a duration is written like %ss, %sms or 1m30s", s, s, s)
+		}
+		return fmt.Errorf("not a duration (write it like 1s, 500ms or 1m30s)")
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// String formats the duration, as time.Duration does.
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+// flagName returns the name of the flag arg spells (-name, --name,
+// -name=value), if it spells one.
+func flagName(arg string) (string, bool) {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok || name == "" {
+		return "", false
+	}
+	name = strings.TrimPrefix(name, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name, name != ""
 }

@@ -166,32 +166,55 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
-// Each pacing flag sets its field of politeness.Pacing, with the field's
-// meaning: 0 the default, negative off.
+// Each pacing flag sets its field of politeness.Pacing. A flag's default
+// is the library's, written out; 0 is taken literally: none, no cap, never,
+// which in the library is a negative value.
 func TestPacingFlags(t *testing.T) {
-	o, _, err := parseFlags([]string{"-delay-factor", "-1", "-max-retry-after", "-1s", "-backoff", "2s", "-max-backoff", "1m",
-		"-max-host-failures", "-1", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
+	o, _, err := parseFlags([]string{"-delay-factor", "-1", "-max-retry-after", "0", "-backoff", "2s", "-max-backoff", "1m",
+		"-max-host-failures", "0", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := politeness.Pacing{DelayFactor: -1, MaxRetryAfter: -time.Second, Backoff: 2 * time.Second, MaxBackoff: time.Minute,
+	want := politeness.Pacing{Delay: politeness.DefaultDelay, DelayFactor: -1, MaxRetryAfter: -1, Backoff: 2 * time.Second, MaxBackoff: time.Minute,
 		MaxFailures: -1, MaxCrawlDelay: 4 * time.Second, MaxAdaptiveDelay: 9 * time.Second}
 	if o.pacing != want || o.maxRetries != 7 || o.rate != 3.5 {
 		t.Errorf("flags gave pacing %+v, retries %d, rate %v; want %+v, 7, 3.5", o.pacing, o.maxRetries, o.rate, want)
 	}
 
-	// The flags' defaults are the fields' zero values, the library's defaults.
+	// The flags' defaults are the library's.
 	o, _, _ = parseFlags([]string{"http://x.test/"}, io.Discard)
-	if o.pacing != (politeness.Pacing{}) || o.traps != (crawler.Traps{}) || o.maxRetries != 0 || o.rate != 0 || o.workers != 0 || o.perHost != 0 {
-		t.Errorf("default flags gave pacing %+v, traps %+v, retries %d, rate %v, workers %d, per-host %d; want all zero",
+	pacing := politeness.Pacing{Delay: politeness.DefaultDelay, MaxCrawlDelay: politeness.DefaultMaxCrawlDelay,
+		DelayFactor: politeness.DefaultDelayFactor, MaxAdaptiveDelay: politeness.DefaultMaxAdaptiveDelay,
+		MaxRetryAfter: politeness.DefaultMaxRetryAfter, Backoff: politeness.DefaultBackoff, MaxBackoff: politeness.DefaultMaxBackoff,
+		MaxFailures: politeness.DefaultMaxFailures}
+	traps := crawler.Traps{MaxURLLength: crawler.DefaultMaxURLLength, MaxPathDepth: crawler.DefaultMaxPathDepth,
+		MaxSegmentRepeats: crawler.DefaultMaxSegmentRepeats, MaxPagesPerHost: -1, MaxQueryValues: -1,
+		DuplicatePages: crawler.DefaultDuplicatePages, DuplicateWindow: crawler.DefaultDuplicateWindow}
+	if o.pacing != pacing || o.traps != traps ||
+		o.maxRetries != crawler.DefaultMaxRetries || o.rate != 0 || o.workers != crawler.DefaultWorkers || o.perHost != 1 {
+		t.Errorf("default flags gave pacing %+v, traps %+v, retries %d, rate %v, workers %d, per-host %d; want the library's defaults",
 			o.pacing, o.traps, o.maxRetries, o.rate, o.workers, o.perHost)
+	}
+	// 0 is none, as a negative value is.
+	o, _, _ = parseFlags([]string{"-delay", "0", "-max-retries", "0", "-max-url-length", "0", "-duplicate-pages", "0", "http://x.test/"}, io.Discard)
+	if o.pacing.Delay >= 0 || o.maxRetries >= 0 || o.traps.MaxURLLength >= 0 || o.traps.DuplicatePages >= 0 {
+		t.Errorf("0 values gave delay %v, retries %d, traps %+v; want each off (negative)", o.pacing.Delay, o.maxRetries, o.traps)
 	}
 	// -demo crawls its own loopback web without delay, unless -delay says.
 	if o, _, _ = parseFlags([]string{"-demo"}, io.Discard); o.pacing.Delay >= 0 {
 		t.Errorf("-demo: Delay %v, want negative (none)", o.pacing.Delay)
 	}
-	if o, _, _ = parseFlags([]string{"-demo", "-delay", "0"}, io.Discard); o.pacing.Delay != 0 {
-		t.Errorf("-demo -delay 0: Delay %v, want 0 (the default)", o.pacing.Delay)
+	if o, _, _ = parseFlags([]string{"-demo", "-delay", "200ms"}, io.Discard); o.pacing.Delay != 200*time.Millisecond {
+		t.Errorf("-demo -delay 200ms: Delay %v", o.pacing.Delay)
+	}
+	// A duration without a unit says so; a flag after a seed says where flags go.
+	_, _, err = parseFlags([]string{"-delay", "5", "http://x.test/"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "5 has no unit: a duration is written like 5s, 5ms") {
+		t.Errorf("-delay 5: %v, want a hint at the unit", err)
+	}
+	_, _, err = parseFlags([]string{"http://x.test/", "-max-pages", "10"}, io.Discard)
+	if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "flag -max-pages after the seed URL http://x.test/: flags go before the seeds") {
+		t.Errorf("a flag after the seed: %v", err)
 	}
 }
 
