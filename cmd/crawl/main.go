@@ -429,11 +429,17 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		MaxRate:      o.rate,
 		IgnoreRobots: o.ignoreRobots,
 		Sitemaps:     sitemapPolicies[o.sitemaps],
-		MaxPages:     o.maxPages,
+		MaxPages:     o.maxPages, // with -cluster, the node's: see below
 		MaxBytes:     o.maxBytes,
 		Scope:        crawler.Scope{SameHost: o.sameHost, MaxDepth: o.maxDepth},
 		Traps:        o.traps,
 		Logger:       newLogger(con, o.verbose),
+	}
+	if o.cluster != "" {
+		// The budget is the whole crawl's, and the node keeps it: it tells
+		// the crawler the crawl is finished once it is spent. A budget of
+		// the crawler's own would stop it asking the node first.
+		c.MaxPages = 0
 	}
 	if o.nearDups {
 		c.NearDuplicates = &crawler.NearDuplicates{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
