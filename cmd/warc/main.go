@@ -8,6 +8,9 @@
 //	warc extract [-payload] FILE OFFSET
 //	warc extract [-payload] [-type TYPE] -uri URL FILE...
 //
+// From a checkout of the module: go install crawler/cmd/warc, or
+// go run ./cmd/warc.
+//
 // list prints a line per record on stdout: its offset (for gzip, its
 // member's, as CDX indexes give it), type, date, length, HTTP status and
 // content type, and target URI; -json prints JSON Lines instead. verify
