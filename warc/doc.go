@@ -111,6 +111,11 @@
 // allocates only as data arrives. A [Record] gives its version, its header
 // fields in order (Get looks one up), its block, and its offset in the
 // file (for gzip, its member's, as CDX indexes give it).
+// [Record.Payload] gives the payload its WARC-Payload-Digest covers. To
+// read a record at an offset (a CDX index's), read the file from there
+// with the Reader's Start set to it; after an error, [Reader.Offset] says
+// where the record at fault starts. The command warc (crawler/cmd/warc)
+// lists, verifies and extracts records with them.
 //
 // warcio.js 2.4.11 indexes our files (TestIndependentReader checks), but
 // for one case: it reads a response record's HTTP header beyond the

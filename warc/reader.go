@@ -48,6 +48,12 @@ type Reader struct {
 	// before the first call to Next.
 	MaxBlockBytes int64
 
+	// Start is the offset in its file of the Reader's input, when the
+	// input is part of a file (read from the offset a CDX index gives,
+	// say): it is added to the offsets that records, errors and Offset
+	// give. Set it before the first call to Next.
+	Start int64
+
 	src        counter
 	raw        *bufio.Reader // the input
 	zr         *gzip.Reader  // the current member, when compressed
@@ -56,6 +62,7 @@ type Reader struct {
 	compressed bool
 	inMember   bool  // zr is in a member not yet read to its end
 	memberOff  int64 // offset of the current member
+	at         int64 // offset of the record Next last returned or failed on
 	err        error // sticky
 }
 
@@ -66,6 +73,18 @@ func NewReader(r io.Reader) *Reader {
 	rd.src.r = r
 	rd.raw = bufio.NewReaderSize(&rd.src, 64<<10)
 	return rd
+}
+
+// Offset returns where the record that Next last returned starts (its
+// Offset), or after an error, where the record or gzip member it failed
+// on starts: the place to report, and past which to look for the next
+// record. After io.EOF it is the input's end; before the first Next, 0
+// (or Start).
+func (r *Reader) Offset() int64 {
+	if !r.started {
+		return r.Start
+	}
+	return r.at
 }
 
 // counter counts the bytes read from r.
@@ -99,6 +118,8 @@ func (r *Reader) Next() (*Record, error) {
 func (r *Reader) next() (*Record, error) {
 	if !r.started {
 		r.started = true
+		r.src.n = r.Start
+		r.at = r.Start
 		b, _ := r.raw.Peek(2)
 		r.compressed = len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b
 		if !r.compressed {
@@ -111,8 +132,14 @@ func (r *Reader) next() (*Record, error) {
 				return nil, err
 			}
 		}
+		if !r.compressed {
+			r.at = r.rawOffset()
+		}
 		if err := r.skipNewlines(); err != nil {
 			return nil, err
+		}
+		if !r.compressed {
+			r.at = r.rawOffset()
 		}
 		if _, err := r.dr.Peek(1); err == io.EOF {
 			if !r.compressed {
@@ -125,10 +152,7 @@ func (r *Reader) next() (*Record, error) {
 		}
 		break
 	}
-	off := r.memberOff
-	if !r.compressed {
-		off = r.rawOffset()
-	}
+	off := r.at
 	rec, err := r.readRecord(off)
 	if err != nil {
 		return nil, err
@@ -152,6 +176,7 @@ func (r *Reader) next() (*Record, error) {
 // openMember starts reading the next gzip member; io.EOF if there is none.
 func (r *Reader) openMember() error {
 	r.memberOff = r.rawOffset()
+	r.at = r.memberOff
 	if _, err := r.raw.Peek(1); err == io.EOF {
 		return io.EOF
 	}

@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bytes"
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -25,6 +26,11 @@ var (
 	// neither base32 nor hex of the algorithm's size.
 	ErrDigestFormat = errors.New("warc: unsupported or malformed digest")
 )
+
+// ErrNoPayload is returned by [Record.Payload] for an application/http
+// block that holds no complete HTTP header, whose payload cannot be
+// told from its header.
+var ErrNoPayload = errors.New("warc: no HTTP header, so no payload")
 
 // Field is one named field of a record's header.
 type Field struct {
@@ -88,6 +94,54 @@ func (r *Record) Verify() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Payload returns the record's payload, the bytes its
+// WARC-Payload-Digest covers by the rules of [Record.Verify], and
+// whether they are the body with its chunked transfer-coding removed.
+//
+// The payload of a block that is not application/http is the block. That
+// of an application/http block is the message body after its header,
+// with any content-coding (gzip) kept: with the chunked transfer-coding
+// removed if the header says chunked and the framing holds (a cut body
+// gives the data of the chunks that arrived, as [Writer] digests it),
+// unless the record's WARC-Payload-Digest matches the body as it came and
+// not the dechunked one (as some tools write it); otherwise the body as
+// it came. A block without a complete HTTP header has none:
+// [ErrNoPayload]. A revisit's payload is the body its block holds,
+// usually none.
+//
+// The payload shares the Block's memory unless dechunked is true. Payload
+// does not check the digest otherwise: call Verify for that.
+func (r *Record) Payload() (payload []byte, dechunked bool, err error) {
+	if !isHTTP(r.Get("Content-Type")) {
+		return r.Block, false, nil
+	}
+	end := httpHeaderEnd(r.Block)
+	if end < 0 {
+		return nil, false, ErrNoPayload
+	}
+	body := r.Block[end:]
+	if !httpChunked(r.Block[:end]) {
+		return body, false, nil
+	}
+	var data bytes.Buffer
+	if dechunk(body, &data) == dechunkMalformed {
+		return body, false, nil
+	}
+	if declared := r.Get("WARC-Payload-Digest"); declared != "" {
+		if h, want, err := parseDigest(declared); err == nil {
+			h.Write(data.Bytes())
+			if got := h.Sum(nil); string(got) != string(want) {
+				h.Reset()
+				h.Write(body)
+				if got := h.Sum(nil); string(got) == string(want) {
+					return body, false, nil
+				}
+			}
+		}
+	}
+	return data.Bytes(), true, nil
 }
 
 func (r *Record) verifyBlock(declared string) error {

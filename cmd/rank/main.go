@@ -58,21 +58,48 @@ type line struct {
 	OutLinks  int     `json:"out_links"`
 }
 
+// usageHead is the start of -h: what the command reads, what it prints
+// where, and its exit statuses. The flags follow.
+const usageHead = `usage: rank [-top N] [-by pagerank|authority|hub] FILE
+
+Ranks the pages of FILE, the link graph a crawl wrote with crawl -graph FILE,
+by PageRank and by Kleinberg's HITS. The graph's nodes are the HTML pages
+fetched with a 2xx; a link to a redirect counts for where it leads.
+
+Where output goes:
+  stdout  one JSON line per page, best first by -by: url, pagerank,
+          authority, hub, in_links, out_links.
+  stderr  the graph's size (pages, edges) and the iterations each method
+          took, and whether it converged.
+  Example:
+    crawl -graph g.bin -max-pages 1000 https://example.com/
+    rank -top 10 -by authority g.bin | jq -r .url
+
+Exit status: 0 the ranks were printed; 1 the file could not be read or the
+ranking failed; 2 bad usage.
+
+Flags:
+`
+
 // run ranks the graph that args name, writing the pages to stdout and the
-// figures to stderr.
+// figures to stderr. -h prints the usage to stdout and returns nil.
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned, in one line
+	fs.Usage = func() {}
 	top := fs.Int("top", 0, fmt.Sprintf("pages to print (0: %d; negative: all)", defaultTop))
 	by := fs.String("by", "pagerank", "order: pagerank, authority or hub")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageHead)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return nil
 		}
 		return usageError{err}
 	}
 	if fs.NArg() != 1 {
-		return usageError{errors.New("want one graph file (written by crawl -graph FILE)")}
+		return usageError{errors.New("want one FILE, the graph written by crawl -graph FILE (-h for usage)")}
 	}
 	if *by != "pagerank" && *by != "authority" && *by != "hub" {
 		return usageError{fmt.Errorf("-by %q: want pagerank, authority or hub", *by)}

@@ -89,3 +89,27 @@ func TestRankErrors(t *testing.T) {
 		t.Errorf("not a graph: %v, want an error reading it", err)
 	}
 }
+
+// -h names the FILE argument, where it comes from and what is printed,
+// on stdout, and is no error.
+func TestRankHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "-help"} {
+		var out, errOut bytes.Buffer
+		if err := run([]string{arg}, &out, &errOut); err != nil {
+			t.Fatalf("%s: %v", arg, err)
+		}
+		for _, want := range []string{"usage: rank [-top N] [-by pagerank|authority|hub] FILE", "crawl -graph FILE",
+			"stdout", "url, pagerank", "stderr", "Exit status", "-top", "-by"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%s: usage lacks %q:\n%s", arg, want, out.String())
+			}
+		}
+		if errOut.Len() != 0 {
+			t.Errorf("%s: wrote %q to stderr", arg, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := run(nil, &out, &errOut); !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "FILE") {
+		t.Errorf("no FILE: %v, want a usage error naming FILE", err)
+	}
+}
