@@ -136,7 +136,8 @@ func openGraph(o *options, fail func(error), st *store.Store, s *steps) (g *grap
 		return nil, false, err
 	}
 	g.file, g.steps = f, s
-	if !resumed {
+	if !resumed || f.size == 0 { // nothing kept: not even the header
+		resumed = false
 		g.w = graph.NewWriter(f)
 		return g, false, nil
 	}
