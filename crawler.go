@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,13 +44,24 @@ var (
 	ErrNotRunning       = errors.New("crawler: no Run is running")
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
+	// ErrNoPages is wrapped by the error of a Run that was given seeds
+	// and ended without a response to any page request: see
+	// [NoPagesError].
+	ErrNoPages = errors.New("crawler: no seed yielded a page")
 	// ErrSeedsRefused is wrapped by the error of a Run none of whose seeds
 	// could be fetched because the fetcher refused every one's address
-	// (fetch.ErrBlockedAddress): loopback or private, not allowed.
+	// (fetch.ErrBlockedAddress): loopback or private, not allowed. That
+	// error is a [*NoPagesError].
 	ErrSeedsRefused = errors.New("crawler: every seed was refused by the address policy")
 	// ErrHostRetired is the Err of the pages of a host the crawl gave up
-	// on after Pacing.MaxFailures failures in a row; they are not fetched.
+	// on, after Pacing.MaxFailures failures in a row or, for a host whose
+	// name does not exist, Pacing.NotFoundRetries retries (see
+	// politeness.HostNotFound); they are not fetched.
 	ErrHostRetired = errors.New("crawler: host retired")
+	// ErrDisallowed is why a seed that robots.txt disallows yielded no
+	// page, in a [NoPagesError]. Disallowed URLs are not given to the
+	// Handler.
+	ErrDisallowed = errors.New("crawler: disallowed by robots.txt")
 )
 
 // SitemapPolicy says which sitemaps a Crawler reads. When a host's
@@ -238,9 +250,14 @@ func (c *Crawler) TotalStats() Stats {
 // Run crawls from the seeds until the frontier is exhausted, a budget
 // (MaxPages, MaxBytes) is reached, or ctx is done. It returns nil in the
 // first two cases, and in the last a [*StoppedError] with the context's
-// cause and the number of URLs left. Every goroutine it started has exited
-// when it returns. A seed that is not a valid http(s) URL makes Run return
-// an error before anything is fetched.
+// cause and the number of URLs left. But a Run whose frontier was
+// exhausted without a response to any page request, though it was given
+// seeds (not all seen before), returns a [*NoPagesError] saying why each
+// seed yielded no page: its host unreachable (such as a name that does
+// not exist, retired within seconds: see Pacing.NotFoundRetries), its
+// address refused, robots.txt disallowing it. Every goroutine it started
+// has exited when it returns. A seed that is not a valid http(s) URL
+// makes Run return an error before anything is fetched.
 //
 // When ctx is done, Run stops handing out URLs and aborts the fetches and
 // robots.txt requests in flight through their context, rather than waiting
@@ -333,10 +350,108 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 		return err
 	}
 	err := r.loop(ctx)
-	if n := len(r.seeds); err == nil && n > 0 && r.seedsRefused.Load() == int64(n) {
-		return fmt.Errorf("%w: %d of %d, the first: %w", ErrSeedsRefused, n, n, *r.firstRefusal.Load())
+	if err == nil && r.exhausted && len(r.seeds) > 0 && r.stats.fetched.Load() == 0 {
+		return r.noPages(canonSeeds)
 	}
 	return err
+}
+
+// noPages returns the error of a Run none of whose seeds, canonical and
+// in the order given, yielded a page.
+func (r *run) noPages(seeds []string) *NoPagesError {
+	e := &NoPagesError{}
+	listed := map[uint64]bool{}
+	for _, u := range seeds {
+		fp := canon.Fingerprint(u)
+		if !r.seeds[fp] || listed[fp] {
+			continue // seen before this Run, or given twice
+		}
+		listed[fp] = true
+		err := r.seedErrs[fp]
+		if err == nil { // every way a seed ends without a page says why; this is a bug
+			err = errors.New("crawler: not fetched, for no known reason")
+		}
+		e.Seeds = append(e.Seeds, SeedError{URL: u, Err: err})
+	}
+	return e
+}
+
+// NoPagesError is the error of a Run that was given seeds and ended, its
+// frontier exhausted, without a response to any page request: every
+// seed failed, and Seeds says why each did. A Run that ctx stopped
+// returns a [*StoppedError] instead, and one that spent its budget
+// (MaxPages, MaxBytes) nil, whatever it fetched. In a crawl shared by
+// several frontiers (frontier.Exchanger), each Run judges by its own
+// seeds and pages.
+//
+// It unwraps to [ErrNoPages], to [ErrSeedsRefused] when the address
+// policy refused every seed, and to the error of each seed, so that
+// errors.Is(err, fetch.ErrBlockedAddress), or errors.As(err, &dnsErr)
+// with a *net.DNSError, look into them.
+type NoPagesError struct {
+	Seeds []SeedError // the Run's seeds (those seen before it excepted), in the order given
+}
+
+// SeedError is a seed of a [NoPagesError], and why it yielded no page.
+type SeedError struct {
+	URL string // the seed, canonical
+	// Err is why: the Err its Page was given (a fetch error; for a host
+	// retired, ErrHostRetired naming the host and wrapping the cause; for
+	// an address refused, fetch.ErrBlockedAddress), or ErrDisallowed.
+	Err error
+}
+
+// maxSeedsShown bounds the seeds that the text of a NoPagesError lists.
+const maxSeedsShown = 10
+
+// Error says why each seed yielded no page, on a line of its own when
+// there are several (the first maxSeedsShown of them, and how many more).
+func (e *NoPagesError) Error() string {
+	var b strings.Builder
+	if e.refused() {
+		b.WriteString(ErrSeedsRefused.Error())
+	} else {
+		b.WriteString(ErrNoPages.Error())
+	}
+	if len(e.Seeds) > 1 {
+		fmt.Fprintf(&b, " (%d seeds):", len(e.Seeds))
+	}
+	for i, s := range e.Seeds {
+		if i == maxSeedsShown {
+			fmt.Fprintf(&b, "\nand %d more", len(e.Seeds)-i)
+			break
+		}
+		if len(e.Seeds) > 1 {
+			b.WriteString("\n")
+		} else {
+			b.WriteString(": ")
+		}
+		fmt.Fprintf(&b, "%s: %v", s.URL, s.Err)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrNoPages, ErrSeedsRefused if every seed was refused
+// its address, and the error of each seed.
+func (e *NoPagesError) Unwrap() []error {
+	errs := []error{ErrNoPages}
+	if e.refused() {
+		errs = append(errs, ErrSeedsRefused)
+	}
+	for _, s := range e.Seeds {
+		errs = append(errs, s.Err)
+	}
+	return errs
+}
+
+// refused reports whether every seed was refused its address.
+func (e *NoPagesError) refused() bool {
+	for _, s := range e.Seeds {
+		if !errors.Is(s.Err, fetch.ErrBlockedAddress) {
+			return false
+		}
+	}
+	return len(e.Seeds) > 0
 }
 
 // validate reports the fields that no crawl can run with: a negative
@@ -428,9 +543,13 @@ type run struct {
 	// linkSets holds the sets in which a page's links are found once
 	// (resolveLinks), emptied: a set made for each page was a twentieth
 	// of a crawl's garbage. Workers only.
-	linkSets     sync.Pool
-	seedsRefused atomic.Int64 // of those, how many were refused their address
-	firstRefusal atomic.Pointer[error]
+	linkSets sync.Pool
+	// seedErrs holds why each seed that yielded no page did not.
+	// Scheduler only.
+	seedErrs map[uint64]error
+	// exhausted says that the loop ended with its frontier empty (or,
+	// shared, the crawl finished) and its budget not spent. Scheduler only.
+	exhausted bool
 }
 
 // newRun prepares a Run: the Crawler's fields, or for nil ones what an
@@ -452,6 +571,7 @@ func (c *Crawler) newRun(h Handler) *run {
 		nearDups:  newNearDuplicates(c.NearDuplicates),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
+		seedErrs:  map[uint64]error{},
 	}
 	m := &c.made
 	if r.fetcher == nil {
@@ -530,6 +650,7 @@ type outcome struct {
 	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
 	html      bool      // a 2xx HTML page was read
 	content   uint64    // fingerprint of a 2xx HTML page's content (see Traps.DuplicatePages), or under Recrawl of any 2xx body
+	failure   error     // why the entry yielded no page, when it is done with and got no response; nil otherwise
 
 	// For Recrawl: the final response's status (0: none), its
 	// validators, whether the page is gone (no revisits), whether it was
@@ -590,6 +711,9 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		r.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect, Requested: o.requested})
 		if !o.retry {
+			if o.failure != nil && r.seeds[o.entry.FP] && o.entry.Referrer == "" {
+				r.seedErrs[o.entry.FP] = o.failure
+			}
 			r.finished(o)
 			if r.revisits != nil {
 				r.revisits.done(o, time.Now())
@@ -650,7 +774,8 @@ func (r *run) loop(ctx context.Context) error {
 			}
 		}
 		r.publish(inflight)
-		if inflight == 0 && !paused && r.ended(budgetLeft()) {
+		if left := budgetLeft(); inflight == 0 && !paused && r.ended(left) {
+			r.exhausted = left
 			break
 		}
 		if inflight == 0 && failed == nil {

@@ -192,8 +192,8 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 
 	c = fast(&collect{})
 	c.IgnoreRobots = true
-	if err := c.Run(context.Background(), deadURL+"/gone"); err != nil {
-		t.Fatal(err)
+	if err := c.Run(context.Background(), deadURL+"/gone"); !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("Run of a dead seed = %v; want ErrNoPages, its connection refused", err)
 	}
 	want := int64(1 + crawler.DefaultMaxRetries)
 	if st := c.Stats(); st.Errors[crawler.KindRefused] != want || st.Requests != want || st.Retries != want-1 || st.Fetched != 0 {

@@ -3,12 +3,18 @@
 //
 //	c := &crawler.Crawler{
 //		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+//			if p.Err != nil { // not fetched: unreachable, refused, its host given up on...
+//				fmt.Println("failed:", p.URL, p.Err)
+//				return nil
+//			}
 //			fmt.Println(p.Status, p.URL, len(p.Links))
 //			return nil
 //		}),
 //		MaxPages: 100,
 //	}
-//	err := c.Run(ctx, "https://example.com/")
+//	if err := c.Run(ctx, "https://example.com/"); err != nil {
+//		log.Fatal(err) // such as crawler.ErrNoPages: no seed yielded a page, and why
+//	}
 //
 // # What a crawl does
 //
@@ -24,7 +30,9 @@
 // One scheduler goroutine owns the frontier and the seen-set, so neither
 // needs locks; Workers goroutines do the parallel work. Run returns when
 // the frontier is empty, a budget (MaxPages, MaxBytes) is spent, or its
-// context is done, and every goroutine it started has exited by then.
+// context is done, and every goroutine it started has exited by then; if
+// the frontier emptied without a response to any page, it returns a
+// [*NoPagesError] saying why each seed yielded none.
 // Cancelling the context aborts the fetches in flight and puts their URLs
 // back in the frontier, so a second Run on the same Crawler resumes.
 //

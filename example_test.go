@@ -4,6 +4,7 @@ import (
 	"context"
 	"crawler/fetch"
 	"crawler/politeness"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -61,6 +62,37 @@ func ExampleCrawler_Run() {
 	// 200 depth=1 links=2 /blog/
 	// 404 depth=2 links=0 /missing
 	// fetched: 4
+}
+
+// A crawl that yields no page fails, and says why for each seed: here
+// the seed is on loopback, which the default address policy refuses (a
+// host name that does not exist is retired within seconds, the same
+// way). The Handler sees the page's error first.
+func ExampleNoPagesError() {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+
+	c := &crawler.Crawler{
+		Handler: crawler.HandlerFunc(func(ctx context.Context, p *crawler.Page) error {
+			if p.Err != nil { // not fetched: unreachable, refused, its host given up on...
+				fmt.Println("failed:", crawler.ErrorKind(p.Err))
+				return nil
+			}
+			fmt.Println(p.Status, p.URL)
+			return nil
+		}),
+	}
+	err := c.Run(context.Background(), srv.URL+"/")
+	if noPages, ok := errors.AsType[*crawler.NoPagesError](err); ok {
+		for _, s := range noPages.Seeds {
+			fmt.Println("seed refused its address:", errors.Is(s.Err, fetch.ErrBlockedAddress))
+		}
+	}
+	fmt.Println(errors.Is(err, crawler.ErrNoPages), errors.Is(err, crawler.ErrSeedsRefused))
+	// Output:
+	// failed: blocked-address
+	// seed refused its address: true
+	// true true
 }
 
 // Pages gives the crawl as a loop; breaking out of it stops the crawl.

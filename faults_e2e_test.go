@@ -407,6 +407,12 @@ func TestFaultMatrix(t *testing.T) {
 			err := c.Run(ctx, s.URL(tt.fault))
 			elapsed := time.Since(start)
 			cancel()
+			// A fault that lets no response through yields no page:
+			// that is Run's error, checked below.
+			noPages := errors.Is(err, crawler.ErrNoPages)
+			if noPages {
+				err = nil
+			}
 			if err != nil {
 				var stacks []string
 				for _, stack := range goroutines() {
@@ -421,6 +427,9 @@ func TestFaultMatrix(t *testing.T) {
 				t.Fatalf("Run: %v after %v", err, elapsed)
 			}
 			r := &faultRun{fault: tt.fault, stats: c.Stats(), pages: pages, reqs: s.Requests(tt.fault), elapsed: elapsed}
+			if noPages != (r.stats.Fetched == 0) {
+				t.Errorf("Run's error is ErrNoPages: %v, with %d responses", noPages, r.stats.Fetched)
+			}
 			if n := r.stats.Errors[crawler.KindHandler]; n != 0 {
 				t.Errorf("%d handler errors: a page was handled twice", n)
 			}

@@ -2,7 +2,9 @@ package crawler
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -17,7 +19,7 @@ type HostStats struct {
 	Requests       int64         // page requests sent, retries included
 	RobotsRequests int64         // robots.txt fetches (redirect hops not counted apart)
 	Bytes          int64         // body bytes received
-	Errors         int64         // failures: 429 and 5xx responses, requests without response, robots.txt unavailable
+	Errors         int64         // failures: 429 and 5xx responses, requests without response (a name not found included), robots.txt unavailable
 	Delay          time.Duration // the current wait between two requests
 	Failures       int           // failures in a row
 	Retired        string        // why the crawl gave up on the host; "" while it is crawled
@@ -206,7 +208,9 @@ func (t *hostTable) record(host string, robots bool, bytes int64, now time.Time,
 	next = t.pacing.Next(p, now, o)
 	h.next = next
 	if p.Retired != "" && h.retired == nil {
-		if cause == nil {
+		if dnsErr, ok := errors.AsType[*net.DNSError](cause); ok && p.NotFound > 0 {
+			h.retired = fmt.Errorf("%w: %s: name not found, %d answers in a row: %w", ErrHostRetired, host, p.NotFound, dnsErr)
+		} else if cause == nil {
 			h.retired = retiredError(host, p.Retired)
 		} else {
 			h.retired = fmt.Errorf("%w: %s: %d failures in a row, the last: %w", ErrHostRetired, host, p.Failures, cause)

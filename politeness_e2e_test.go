@@ -355,8 +355,8 @@ func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 	c := fast(&got)
 	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
 	c.Pacing.Backoff, c.Pacing.MaxFailures = time.Millisecond, 3
-	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
-		t.Fatal(err)
+	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, crawler.ErrHostRetired) {
+		t.Fatalf("Run = %v; want ErrNoPages, the seed's host retired", err)
 	}
 	if req := s.requests(); req["/"] != 0 || req["/robots.txt"] != 3 {
 		t.Errorf("requests = %v: want robots.txt 3 times, then the host retired, no page fetched", req)

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"crawler/fetch"
+	"crawler/politeness"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ import (
 // [ErrorKind].
 const (
 	KindTimeout           = "timeout"            // a fetch ran out of time
-	KindDNS               = "dns"                // the host name did not resolve
+	KindDNS               = "dns"                // the host name did not resolve; also each URL of a host retired because its name does not exist
 	KindRefused           = "refused"            // the connection was refused
 	KindReset             = "reset"              // the connection was reset or closed early
 	KindTLS               = "tls"                // the TLS handshake or certificate failed
@@ -29,7 +30,7 @@ const (
 	KindTooManyRedirects  = "too-many-redirects" // a redirect chain went past MaxRedirects
 	KindBadRedirect       = "bad-redirect"       // a redirect without a usable Location
 	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
-	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed Pacing.MaxFailures times in a row
+	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed Pacing.MaxFailures times in a row, or was retired by RetireHost
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see fetch.AddressPolicy)
 	KindHeaderTooLarge    = "header-too-large"   // the response header passed the transport's limit (NewTransport: 256 KiB)
@@ -53,6 +54,8 @@ func ErrorKind(err error) string {
 		return KindTooManyRedirects
 	case errors.Is(err, ErrBadRedirect):
 		return KindBadRedirect
+	case politeness.HostNotFound(err): // a host retired for it too
+		return KindDNS
 	case errors.Is(err, ErrHostRetired):
 		return KindHostRetired
 	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
@@ -88,7 +91,7 @@ type Stats struct {
 	RobotsFetched    int64            // robots.txt requests
 	RobotsBlocked    int64            // URLs not fetched because robots.txt disallows them
 	Retries          int64            // failed requests (429, 5xx, no response) whose URL was tried again
-	HostsRetired     int64            // hosts given up after Pacing.MaxFailures failures in a row
+	HostsRetired     int64            // hosts given up: after Pacing.MaxFailures failures in a row, their name not found (Pacing.NotFoundRetries), by RetireHost
 	Duplicates       int64            // links to URLs already seen
 	OutOfScope       int64            // links dropped by Scope (hosts, depth, predicate)
 	BadLinks         int64            // links that were not valid URLs (a bad host, port or IPv6 literal)

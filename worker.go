@@ -34,6 +34,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	if err != nil { // canonical URLs always parse; this is a bug upstream
 		r.stats.addError(KindOther)
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
+		o.failure = err
 		return o
 	}
 	if err := r.hostTab.begin(e.Host); err != nil {
@@ -44,6 +45,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	if r.traps.isBlocked(e.URL, e.Host) {
 		r.stats.addTrap(TrapDuplicates, 1)
 		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
+		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), &o)
 		return o
 	}
@@ -94,6 +96,8 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	if retired != nil {
 		r.stats.hostsRetired.Add(1)
 		r.log.Warn("host retired", "host", e.Host, "err", retired)
+	} else if politeness.HostNotFound(err) {
+		r.forgetDNS(u.Hostname())
 	}
 
 	if pace.Failed() && e.Tries < r.maxRetries && retired == nil {
@@ -117,6 +121,10 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		p.Duration = time.Since(start)
 		r.stats.addError(ErrorKind(err))
 		r.log.Warn("fetch failed", "url", e.URL, "err", err)
+		o.failure = err
+		if retired != nil {
+			o.failure = retired // it says that the host is given up, and why
+		}
 	} else {
 		r.readResponse(ctx, p, u, &o, resp)
 		if j.last != nil {
@@ -162,7 +170,13 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		r.stats.robotsFetched.Add(1)
 		end := time.Now()
 		pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: crawlDelay}
-		if unavailable {
+		notFound := unavailable && politeness.HostNotFound(uerr.Err)
+		switch {
+		case notFound:
+			pace.Status, pace.Err = uerr.Status, uerr.Err
+			r.stats.addError(KindDNS)
+			r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
+		case unavailable:
 			pace.Status, pace.Err = uerr.Status, uerr.Err
 			r.stats.addError(KindRobotsUnavailable)
 			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
@@ -174,6 +188,9 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 			r.log.Warn("host retired", "host", e.Host, "err", retired)
 			r.skipRetired(ctx, o, retired)
 			return crawlDelay, true
+		}
+		if notFound {
+			r.forgetDNS(u.Hostname())
 		}
 	}
 	if fetched && !unavailable && err == nil && r.c.Sitemaps != SitemapsOff {
@@ -190,6 +207,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
 		r.stats.addError(KindOther)
+		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), o)
 		return crawlDelay, true
 	case fetched && (o.next.After(time.Now()) || r.rateInterval > 0):
@@ -198,7 +216,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		o.retry = true
 		return crawlDelay, true
 	case !rules.Allowed(r.agentToken, e.URL):
-		o.gone = true
+		o.gone, o.failure = true, ErrDisallowed
 		r.stats.robotsBlocked.Add(1)
 		r.log.Debug("disallowed by robots.txt", "url", e.URL)
 		return crawlDelay, true
@@ -212,22 +230,29 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 // is not tried again.
 func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 	e := o.entry
-	o.gone = true
+	o.gone, o.failure = true, err
 	r.stats.addError(KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
-	if r.seeds[e.FP] && e.Referrer == "" {
-		r.firstRefusal.CompareAndSwap(nil, &err)
-		r.seedsRefused.Add(1)
-	}
 	r.handle(ctx, pageOf(e, err, time.Now()), o)
 }
 
 // skipRetired reports e, unfetched, to the handler with err, the error of
-// its retired host.
+// its retired host. It counts under ErrorKind(err): host-retired, or dns
+// for a host whose name does not exist.
 func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
-	o.gone = true
-	r.stats.addError(KindHostRetired)
+	o.gone, o.failure = true, err
+	r.stats.addError(ErrorKind(err))
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
+}
+
+// forgetDNS has the Fetcher, if it caches DNS answers (as
+// fetch.HTTPFetcher does), forget the one it keeps for host, whose name
+// was just not found: the host's retry then asks the resolver again
+// rather than the cache's negative answer.
+func (r *run) forgetDNS(host string) {
+	if f, ok := r.fetcher.(interface{ ForgetDNS(host string) }); ok {
+		f.ForgetDNS(host)
+	}
 }
 
 // readResponse fills p from resp: counters, redirect target, and for HTML

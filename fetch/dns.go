@@ -232,6 +232,15 @@ func (c *DNSCache) makeRoom(now time.Time) {
 	}
 }
 
+// Forget drops the answer kept for host, if any, in any letter case: its
+// next lookup asks the resolver. A lookup of host in flight is not
+// affected, and its answer is kept when it ends.
+func (c *DNSCache) Forget(host string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, strings.ToLower(host))
+}
+
 // Len returns the number of names cached, failures and expired answers not
 // yet dropped included.
 func (c *DNSCache) Len() int {

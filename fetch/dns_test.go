@@ -663,3 +663,41 @@ func TestHTTPFetcherDNSStats(t *testing.T) {
 		t.Errorf("a nil Client before any fetch: %+v, want zero counts", got)
 	}
 }
+
+// Forget drops a kept answer, a failure or addresses, in any letter case:
+// the next lookup asks the resolver. Through the fetcher, ForgetDNS does
+// the same for its cache, and nothing without one.
+func TestDNSCacheForget(t *testing.T) {
+	s := newDNSServer(t, testNames())
+	ctx := context.Background()
+	c := &fetch.DNSCache{Resolver: s.resolver()}
+	for range 2 {
+		c.LookupNetIP(ctx, "nx.test")
+		c.LookupNetIP(ctx, "a.test")
+	}
+	c.Forget("NX.test")
+	c.Forget("unknown.test") // nothing kept: nothing happens
+	c.LookupNetIP(ctx, "nx.test")
+	c.LookupNetIP(ctx, "a.test")
+	if nx, a := s.queries("nx.test"), s.queries("a.test"); nx != 2 || a != 1 {
+		t.Errorf("after Forget(NX.test): %d queries for nx.test, %d for a.test; want 2, 1", nx, a)
+	}
+	c.Forget("a.test")
+	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) || s.queries("a.test") != 2 {
+		t.Errorf("after Forget(a.test): %v, %v, %d queries; want %v from a second query", addrs, err, s.queries("a.test"), loop4)
+	}
+
+	dns := &fetch.DNSCache{Resolver: s.resolver()}
+	f := &fetch.HTTPFetcher{DNS: dns}
+	for range 2 {
+		if _, err := f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"}); crawler.ErrorKind(err) != crawler.KindDNS {
+			t.Fatalf("fetching nx2.test: %v; want a DNS error", err)
+		}
+	}
+	f.ForgetDNS("nx2.test")
+	f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"})
+	if n := s.queries("nx2.test"); n != 2 {
+		t.Errorf("3 fetches, ForgetDNS before the last: %d queries, want 2", n)
+	}
+	(&fetch.HTTPFetcher{Client: &http.Client{}}).ForgetDNS("nx2.test") // no cache: nothing to do
+}

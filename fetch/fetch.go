@@ -190,6 +190,19 @@ func (f *HTTPFetcher) DNSStats() DNSStats {
 	return f.dns.Stats()
 }
 
+// ForgetDNS drops what the fetcher's DNS cache (DNS, or the cache of the
+// transport made for a nil Client) keeps for host, so that the next
+// request to it looks its name up again (see [DNSCache.Forget]); without
+// such a cache it does nothing. A crawler retrying a host whose name was
+// not found calls it, so that the retry asks the resolver rather than the
+// cache's negative answer.
+func (f *HTTPFetcher) ForgetDNS(host string) {
+	f.once.Do(f.init)
+	if f.dns != nil {
+		f.dns.Forget(host)
+	}
+}
+
 func (f *HTTPFetcher) init() {
 	var c http.Client
 	if f.Client != nil {

@@ -32,7 +32,7 @@ type UnavailableError struct {
 	Err      error     // the network error, or nil
 	Failures int       // failed fetches in a row, this one included
 	Since    time.Time // when the first of them ended: the outage began
-	RetryAt  time.Time // when the cache fetches the file again
+	RetryAt  time.Time // when the cache fetches the file again (at the next Get from then on)
 }
 
 func (e *UnavailableError) Error() string {
@@ -69,7 +69,11 @@ type FetchFunc func(ctx context.Context, robotsURL string) (status int, body []b
 // failure in a row up to MaxErrorTTL. Once an outage has lasted MaxOutage
 // (the RFC's example is 30 days), Get falls back to the last good copy of
 // the file, if it ever had one, while it keeps retrying; without one it keeps
-// disallowing, the cautious reading of the RFC.
+// disallowing, the cautious reading of the RFC. A network error that says
+// the host's name does not exist ([HostNotFound]: NXDOMAIN) is unavailable
+// too, but not kept: no host is no outage to wait out, and the next Get
+// fetches again, so that the caller's own bounded retries of the host (a
+// crawler's Pacing.NotFoundRetries) ask the DNS again.
 //
 // A RobotsCache is safe for concurrent use by multiple goroutines. It fetches
 // one origin's robots.txt at most once at a time: concurrent Gets for an origin
@@ -191,6 +195,8 @@ func (e *cacheEntry) history() *outage {
 //   - 429, 5xx, any other status and network errors: [DisallowAll] and an
 //     [*UnavailableError]; kept for ErrorTTL, backing off with each failure
 //     in a row; after MaxOutage the last good copy instead, without error.
+//     A host name not found ([HostNotFound]) is not kept: its RetryAt is
+//     the time of the failure.
 //
 // When ctx is done while this call fetches, nothing is cached; while it waits
 // for another call's fetch, it returns promptly. Either way it returns
@@ -338,6 +344,11 @@ func (c *RobotsCache) unavailable(e *cacheEntry, now time.Time, stale *Robots, u
 		ttl *= 2
 	}
 	e.expires = now.Add(min(ttl, maxTTL))
+	if HostNotFound(uerr.Err) {
+		// Not an outage of the host's but no host: its caller gives
+		// up on it (see Pacing), or asks again when it will.
+		e.expires = now
+	}
 	uerr.Failures, uerr.Since, uerr.RetryAt = d.failures, d.since, e.expires
 
 	maxOutage := Or(c.MaxOutage, DefaultMaxOutage)

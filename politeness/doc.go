@@ -29,7 +29,8 @@
 // max(minimum delay, Crawl-delay capped, factor × response time capped), at
 // least an exponential backoff after failures (429, 5xx, no response) and
 // what Retry-After asks for (capped), and retires a host after too many
-// failures in a row. All timing is given the time as a parameter: nothing
+// failures in a row, or after a few answers, seconds apart, that its name
+// does not exist ([HostNotFound]: NXDOMAIN). All timing is given the time as a parameter: nothing
 // here reads a clock but [RobotsCache], whose clock is a field.
 //
 // # Matching

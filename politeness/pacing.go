@@ -1,8 +1,11 @@
 package politeness
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,6 +22,8 @@ const (
 	DefaultBackoff          = 5 * time.Second  // Pacing.Backoff
 	DefaultMaxBackoff       = 10 * time.Minute // Pacing.MaxBackoff
 	DefaultMaxFailures      = 5                // Pacing.MaxFailures
+	DefaultNotFoundRetries  = 2                // Pacing.NotFoundRetries
+	DefaultNotFoundBackoff  = time.Second      // Pacing.NotFoundBackoff
 )
 
 // Pacing is the policy that decides when a host may be contacted again after
@@ -67,6 +72,15 @@ type Pacing struct {
 	// MaxFailures is how many failures in a row retire a host. 0:
 	// DefaultMaxFailures; negative: hosts are never retired.
 	MaxFailures int
+	// NotFoundRetries is how often a host whose name was not found
+	// ([HostNotFound]) is asked again before it is retired. 0:
+	// DefaultNotFoundRetries (2); negative: such an answer is an ordinary
+	// failure (Backoff, MaxFailures).
+	NotFoundRetries int
+	// NotFoundBackoff is the wait after the first answer in a row that a
+	// host's name was not found, doubled for each further one, capped at
+	// MaxBackoff. 0: DefaultNotFoundBackoff (1 s); negative: none.
+	NotFoundBackoff time.Duration
 }
 
 // Or returns def where v is 0, 0 where v is negative (off), and v
@@ -92,7 +106,9 @@ func (p *Pacing) Validate() error {
 }
 
 // resolved returns p with its defaults filled in and negative fields made
-// zero; a zero field of the result turns its rule off.
+// zero; a zero field of the result turns its rule off, but for
+// NotFoundRetries, whose 0 is a rule (no retry) and which stays negative
+// for off.
 func (p *Pacing) resolved() Pacing {
 	return Pacing{
 		Delay:            Or(p.Delay, DefaultDelay),
@@ -103,6 +119,8 @@ func (p *Pacing) resolved() Pacing {
 		Backoff:          Or(p.Backoff, DefaultBackoff),
 		MaxBackoff:       Or(p.MaxBackoff, DefaultMaxBackoff),
 		MaxFailures:      Or(p.MaxFailures, DefaultMaxFailures),
+		NotFoundRetries:  cmp.Or(p.NotFoundRetries, DefaultNotFoundRetries),
+		NotFoundBackoff:  Or(p.NotFoundBackoff, DefaultNotFoundBackoff),
 	}
 }
 
@@ -110,6 +128,7 @@ func (p *Pacing) resolved() Pacing {
 // zero value is a host not yet contacted. It is not safe for concurrent use.
 type HostPace struct {
 	Failures int           // failures in a row, 0 after any success
+	NotFound int           // of those, the last ones in a row that said the host's name does not exist (see HostNotFound)
 	Delay    time.Duration // the wait set after the last request
 	Retired  string        // why the host was retired; "" while it is active
 }
@@ -150,20 +169,50 @@ func (p *Pacing) MinDelay() time.Duration {
 func (p *Pacing) next(h *HostPace, now time.Time, o Outcome) time.Time {
 	wait := p.delay(o.CrawlDelay, o.Duration)
 	if !o.Failed() {
-		h.Failures = 0
+		h.Failures, h.NotFound = 0, 0
 		h.Delay = wait
 		return now.Add(wait)
 	}
 	h.Failures++
-	wait = max(wait, p.backoff(h.Failures))
+	dnsErr, notFound := hostNotFound(o.Err)
+	notFound = notFound && p.NotFoundRetries >= 0
+	if notFound {
+		h.NotFound++
+		wait = max(wait, p.doubled(p.NotFoundBackoff, h.NotFound))
+	} else {
+		h.NotFound = 0
+		wait = max(wait, p.doubled(p.Backoff, h.Failures))
+	}
 	if ra, ok := ParseRetryAfter(o.RetryAfter, now); ok && p.MaxRetryAfter > 0 {
 		wait = max(wait, min(ra, p.MaxRetryAfter))
 	}
 	h.Delay = wait
-	if p.MaxFailures > 0 && h.Failures >= p.MaxFailures && h.Retired == "" {
+	switch {
+	case h.Retired != "" || p.MaxFailures <= 0:
+	case notFound && h.NotFound > p.NotFoundRetries:
+		h.Retired = fmt.Sprintf("name not found, %d answers in a row: %v", h.NotFound, dnsErr)
+	case h.Failures >= p.MaxFailures:
 		h.Retired = fmt.Sprintf("%d failures in a row, the last: %s", h.Failures, o.describe())
 	}
 	return now.Add(wait)
+}
+
+// HostNotFound reports whether err says that a host's name does not
+// exist: err is or wraps a *net.DNSError with IsNotFound, and neither
+// IsTimeout nor IsTemporary. Go's resolver says so when the DNS answers
+// NXDOMAIN, or has no address for the name; a lookup that timed out or
+// was answered SERVFAIL is temporary, and not this.
+func HostNotFound(err error) bool {
+	_, ok := hostNotFound(err)
+	return ok
+}
+
+func hostNotFound(err error) (*net.DNSError, bool) {
+	e, ok := errors.AsType[*net.DNSError](err)
+	if !ok || !e.IsNotFound || e.IsTimeout || e.IsTemporary {
+		return nil, false
+	}
+	return e, true
 }
 
 // delay is the wait after a request that did not fail.
@@ -176,9 +225,9 @@ func (p *Pacing) delay(crawlDelay, took time.Duration) time.Duration {
 	return d
 }
 
-// backoff is the least wait after the n-th failure in a row (n >= 1).
-func (p *Pacing) backoff(n int) time.Duration {
-	d := p.Backoff
+// doubled is the least wait after the n-th failure in a row (n >= 1)
+// that starts at d: d × 2^(n-1), capped at MaxBackoff.
+func (p *Pacing) doubled(d time.Duration, n int) time.Duration {
 	for i := 1; i < n && d < p.MaxBackoff && d <= math.MaxInt64/2; i++ {
 		d *= 2
 	}

@@ -119,3 +119,18 @@ func TestHelpExplainsOutput(t *testing.T) {
 		}
 	}
 }
+
+// A crawl none of whose seeds yields a page fails (exit 1) with the
+// library's error, crawler.ErrNoPages, saying why for each seed; here,
+// robots.txt disallows it.
+func TestNoPagesFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+	}))
+	defer srv.Close()
+	r := runCrawl(t, nil, "-allow", srv.Listener.Addr().String(), "-delay", "-1s", srv.URL+"/")
+	want := "crawl: crawler: no seed yielded a page: " + srv.URL + "/: crawler: disallowed by robots.txt\n"
+	if r.code != 1 || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant 1, ending %q", r.code, r.stderr, want)
+	}
+}

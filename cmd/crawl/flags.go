@@ -112,7 +112,8 @@ Where output goes:
     crawl -json -max-pages 100 https://example.com/ | jq .fetched
 
 Exit status: 0 the crawl ended (frontier empty or a budget spent); 1 it
-failed (every seed refused, output that could not be written); 2 bad usage
+failed (no seed yielded a page: each refused, unreachable or disallowed;
+output that could not be written); 2 bad usage
 (a flag value or seed, checked before anything is fetched); 130 or 143
 stopped by SIGINT or SIGTERM, after writing the output and the summary.
 

@@ -15,8 +15,10 @@
 // controls, /status.json and Prometheus /metrics from the crawl's process;
 // -report FILE.html writes the page as a static report at the end.
 //
-// Exit status: 0 when the crawl ended; 1 when it failed (every seed
-// refused, output that could not be written, which also stops the crawl);
+// Exit status: 0 when the crawl ended; 1 when it failed (no seed yielded
+// a page: every seed refused, unreachable, such as a host name that does
+// not exist, or disallowed, crawler.ErrNoPages; output that could not be
+// written, which also stops the crawl);
 // 2 for bad usage; 130 and 143 when SIGINT or SIGTERM stopped it, after
 // the output and the summary were written (a second signal ends the
 // process at once). Messages quote at most 200 bytes of a URL. The
