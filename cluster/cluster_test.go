@@ -371,8 +371,14 @@ func TestRefused(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Node != "a" || ms[0].Held != cluster.Partitions {
 		t.Errorf("Members = %+v, %v; want node a holding every partition", ms, err)
 	}
+	if rs, err := cluster.Reports(t.Context(), other, "crawl"); err != nil || len(rs) != 1 || rs[0].Node != "a" || !rs[0].Live || rs[0].Left {
+		t.Errorf("Reports = %+v, %v; want node a's, live", rs, err)
+	}
 	if _, err := cluster.Members(t.Context(), other, "nothing-here"); !errors.Is(err, cluster.ErrNoCrawl) {
 		t.Errorf("Members of a crawl never joined: %v, want ErrNoCrawl", err)
+	}
+	if _, err := cluster.Reports(t.Context(), other, "nothing-here"); !errors.Is(err, cluster.ErrNoCrawl) {
+		t.Errorf("Reports of a crawl never joined: %v, want ErrNoCrawl", err)
 	}
 	if _, err := cluster.Members(t.Context(), other, "a.b"); err == nil {
 		t.Error("Members of a crawl named a.b: no error")
@@ -448,13 +454,14 @@ func TestLeave(t *testing.T) {
 	if !errors.Is(errs[2], context.Canceled) {
 		t.Errorf("the node that left: %v", errs[2])
 	}
-	ms, err := nodes[0].n.Members(context.Background())
+	// The nodes have closed: their last reports tell what they held.
+	ms, err := nodes[0].n.Reports(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	held := 0
 	for _, m := range ms {
-		if m.Node != "n2" {
+		if m.Node != "n2" && m.Left {
 			held += m.Held
 		}
 	}
@@ -707,5 +714,54 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 	}
 	if full == 0 {
 		t.Errorf("no host reached its budget of %d: the test tests nothing (%d hosts)", budget, len(pages))
+	}
+}
+
+// The crawl's totals outlive its nodes: three nodes crawl a web to a
+// budget and close; right after, no node is live, and the last reports
+// of the three, one each, with Left set, count every page request the
+// web's server saw, each node its own (Close publishes them after the
+// Run, where the heartbeats lag by up to a tick).
+func TestReportsAtExit(t *testing.T) {
+	s := startNATS(t)
+	w := testWeb(t, 30)
+	const budget = 361
+	var wg sync.WaitGroup
+	nodes := make([]*node, 3)
+	errs := make([]error, 3)
+	for i := range nodes {
+		wg.Go(func() {
+			nodes[i], errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{MaxPages: budget}, nil)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	nc := connect(t, s)
+	live, err := cluster.Members(t.Context(), nc, "crawl")
+	if err != nil || len(live) != 0 {
+		t.Errorf("Members after every node closed: %+v, %v; want none", live, err)
+	}
+	reports, err := cluster.Reports(t.Context(), nc, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests int64
+	for i, r := range reports {
+		requests += r.Requests
+		if i >= len(nodes) {
+			continue
+		}
+		if want := nodes[i].c.Stats().Requests; r.Node != nodes[i].name || !r.Left || r.Live || r.Requests != want || r.Time.IsZero() {
+			t.Errorf("report %d: %+v; want node %s, left, not live, %d requests", i, r, nodes[i].name, want)
+		}
+	}
+	t.Logf("%d reports, %d page requests; the server saw %d", len(reports), requests, w.TotalRequests())
+	if len(reports) != len(nodes) || int(requests) != w.TotalRequests() || requests > budget {
+		t.Errorf("%d reports count %d page requests; want %d reports, the server's %d, at most the budget %d",
+			len(reports), requests, len(nodes), w.TotalRequests(), budget)
 	}
 }

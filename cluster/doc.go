@@ -54,4 +54,12 @@
 // node reports itself busy before it acknowledges a batch that gave it
 // work, so the two cannot both hold while a link is in flight. Each node
 // then ends its Run.
+//
+// A node's heartbeat carries its [Status] ([Members] returns those of the
+// live nodes), which it also publishes as its process's report, in a
+// bucket that does not expire. [Node.Close] publishes a last report, with
+// the node's final counts, and deletes its heartbeat, so that the node is
+// no longer live at once; [Reports] returns the last report of every
+// process that ran the crawl, live, closed or killed, whose sums are the
+// crawl's totals.
 package cluster

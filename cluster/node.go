@@ -101,7 +101,7 @@ type Node struct {
 
 	js      jetstream.JetStream
 	stream  jetstream.Stream
-	roster  roster             // the members bucket: node name -> status (TTL: Lease)
+	roster  roster             // the members bucket: node name -> status (TTL: Lease); and the reports bucket
 	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
 	state   jetstream.KeyValue // version, spent budget (no TTL)
 	subject string             // prefix of the partitions' subjects
@@ -140,6 +140,7 @@ type Node struct {
 	requests atomic.Int64 // page requests
 	reportMu sync.Mutex
 	idle     bool // as last reported
+	gone     bool // the last report is published: Close
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -375,7 +376,11 @@ func (n *Node) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n.roster, err = openRoster(ctx, n.js, name, members); err != nil {
+	reports, err := kv(reportsBucket(name), 0)
+	if err != nil {
+		return err
+	}
+	if n.roster, err = openRoster(ctx, n.js, name, members, reports); err != nil {
 		return err
 	}
 	if n.leases, err = kv("crawl_"+name+"_leases", 0); err != nil {
@@ -420,10 +425,14 @@ func (n *Node) claimName(ctx context.Context) error {
 	return nil
 }
 
-// Status is what a node publishes about itself with each heartbeat.
+// Status is what a node publishes about itself with each heartbeat, and
+// a last time as it closes.
 type Status struct {
 	Node     string          `json:"node"`
 	Boot     string          `json:"boot"`               // nonce of the node's process
+	Time     time.Time       `json:"time"`               // when the node published it
+	Live     bool            `json:"live"`               // the node is live: set by Members and Reports, not published
+	Left     bool            `json:"left"`               // the process closed: its last report, with its final counts
 	Idle     bool            `json:"idle"`               // no work here and nothing unacknowledged
 	Sent     int64           `json:"sent"`               // batches of links published (this process)
 	Acked    int64           `json:"acked"`              // batches received and acknowledged (this process)
@@ -462,15 +471,9 @@ func (n *Node) backlogs() (int64, []Backlog) {
 	return total, bs[:min(len(bs), maxBacklogs)]
 }
 
-// report publishes the node's heartbeat: idle as given, or if nil as last
-// reported.
-func (n *Node) report(ctx context.Context, idle *bool) error {
-	n.reportMu.Lock()
-	defer n.reportMu.Unlock()
-	if idle == nil {
-		idle = &n.idle
-	}
-	st := Status{Node: n.cfg.Node, Boot: n.boot, Idle: *idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
+// status returns the node's status now; n.reportMu is held.
+func (n *Node) status(idle bool) Status {
+	st := Status{Node: n.cfg.Node, Boot: n.boot, Time: time.Now(), Idle: idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
 		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive()}
 	st.Waiting, st.Backlogs = n.backlogs()
 	if n.cfg.Status != nil {
@@ -478,6 +481,22 @@ func (n *Node) report(ctx context.Context, idle *bool) error {
 			st.Status = b
 		}
 	}
+	return st
+}
+
+// report publishes the node's heartbeat, idle as given or if nil as last
+// reported, and then the same status as its process's report. Once the
+// node has closed it publishes nothing.
+func (n *Node) report(ctx context.Context, idle *bool) error {
+	n.reportMu.Lock()
+	defer n.reportMu.Unlock()
+	if n.gone {
+		return nil
+	}
+	if idle == nil {
+		idle = &n.idle
+	}
+	st := n.status(*idle)
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -488,6 +507,50 @@ func (n *Node) report(ctx context.Context, idle *bool) error {
 	}
 	n.alive.Store(start.Add(n.cfg.Lease - 2*n.tick).UnixNano())
 	n.idle = st.Idle
+	// The report, for the crawl's totals once the node is gone: not
+	// needed to stay a member, so its error is only logged.
+	if _, err := n.roster.reports.kv.Put(ctx, reportKey(n.cfg.Node, n.boot), b); err != nil {
+		n.log.Warn("cluster: report", "err", err)
+	}
+	return nil
+}
+
+// leave publishes the node's last report, with Left set and its final
+// counts, and then deletes its heartbeat, so that the node is no longer
+// among the live members; a heartbeat of another process of the same
+// name (this one's lapsed, and the name was taken) is left alone. After
+// it, report publishes nothing.
+func (n *Node) leave() error {
+	n.reportMu.Lock()
+	defer n.reportMu.Unlock()
+	if n.gone {
+		return nil
+	}
+	n.gone = true
+	st := n.status(n.idle)
+	st.Left = true
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Lease)
+	defer cancel()
+	if _, err := n.roster.reports.kv.Put(ctx, reportKey(n.cfg.Node, n.boot), b); err != nil {
+		return fmt.Errorf("cluster: last report of node %q: %w", n.cfg.Node, err)
+	}
+	e, err := n.roster.kv.Get(ctx, n.cfg.Node)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil // expired
+	} else if err != nil {
+		return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
+	}
+	var last Status
+	if json.Unmarshal(e.Value(), &last) == nil && last.Boot != n.boot {
+		return nil
+	}
+	if err := n.roster.kv.Delete(ctx, n.cfg.Node, jetstream.LastRevision(e.Revision())); err != nil {
+		return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
+	}
 	return nil
 }
 
@@ -514,17 +577,28 @@ func (n *Node) countActive() int {
 	return k
 }
 
-// Members returns the status of the crawl's live nodes, by name.
+// Members returns the status of the crawl's live nodes, by name (see
+// the function Members).
 func (n *Node) Members(ctx context.Context) ([]Status, error) { return n.roster.statuses(ctx) }
+
+// Reports returns the last status of every process of every node of the
+// crawl, live or not (see the function Reports). After Close it still
+// answers, while the NATS connection is open: the node's own report is
+// then its last, with Left set.
+func (n *Node) Reports(ctx context.Context) ([]Status, error) { return n.roster.all(ctx) }
 
 // Name returns the node's name.
 func (n *Node) Name() string { return n.cfg.Node }
 
-// Close leaves the crawl: it stops the node's consumers and heartbeats.
-// Its leases are left to expire, so that a node that restarts soon takes
-// its partitions back; links it has not sent are in its local frontier's
-// steps not yet committed, and are found again. Close does not close the
-// local frontier or the NATS connection.
+// Close leaves the crawl: it stops the node's consumers and heartbeats,
+// publishes the node's last report (Reports), with its final counts, and
+// deletes its heartbeat, so that it is no longer among the live Members.
+// Call it after the Crawler's Run has returned, so that the report
+// counts every request. Its leases are left to expire, so that a node
+// that restarts soon takes its partitions back; links it has not sent
+// are in its local frontier's steps not yet committed, and are found
+// again. Close does not close the local frontier or the NATS connection;
+// its error is that of the last report or of the heartbeat's deletion.
 func (n *Node) Close() error {
 	if !n.closed.CompareAndSwap(false, true) {
 		return nil
@@ -536,7 +610,7 @@ func (n *Node) Close() error {
 			l.consumer.Stop()
 		}
 	}
-	return nil
+	return n.leave()
 }
 
 // retry runs f until it succeeds, the node closes, or a minute passes

@@ -22,7 +22,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +55,10 @@ const (
 	HostBackingOff = "backing_off" // failed on its last request
 	HostWaiting    = "waiting"     // waiting out its delay
 	HostIdle       = "idle"        // free to be asked
+	// HostDone is the state of every host not retired once the crawl is
+	// finished (StateFinished): nothing more will be asked of it, whatever
+	// delay or backoff it was waiting out when the crawl ended.
+	HostDone = "done"
 )
 
 // maxText bounds the bytes kept of a URL, title or error text of a
@@ -110,29 +113,29 @@ type Monitor struct {
 }
 
 // Snapshot is everything the status page shows, ready for encoding/json:
-// field names in snake_case, but for Stats and Hosts, which keep the Go
-// names of their crawler types ("Fetched", "Status", "BackingOff").
-// Times are RFC 3339; slices are empty, not null, when there is nothing.
+// every field name in snake_case (stats.fetched, hosts.backing_off), the
+// names the CLI's -json summary gives the same counts. Times are RFC
+// 3339; slices are empty, not null, when there is nothing.
 type Snapshot struct {
-	Time            time.Time           `json:"time"`
-	State           string              `json:"state"` // StateRunning, StatePaused, StateStopping or StateFinished
-	Node            string              `json:"node"`
-	Started         time.Time           `json:"started"`          // when the Monitor was made: time 0 of the samples
-	IntervalSeconds float64             `json:"interval_seconds"` // Options.Interval
-	MaxPages        int64               `json:"max_pages"`        // Options.MaxPages; 0: none
-	Progress        float64             `json:"progress"`         // Stats.Requests / MaxPages, at most 1; 0 without MaxPages
-	ETASeconds      *float64            `json:"eta_seconds"`      // time left to MaxPages at the rate of the last minute; nil if unknown
-	FetchTime       FetchTime           `json:"fetch_time"`       // quantiles of Stats.FetchTime
-	Stats           crawler.Stats       `json:"stats"`            // Crawler.TotalStats
-	Hosts           crawler.HostSummary `json:"hosts"`            // crawler.SummarizeHosts of Crawler.HostStats
-	Busiest         []HostRow           `json:"busiest"`          // most requests first
-	Slowest         []HostRow           `json:"slowest"`          // highest mean fetch time first
-	Failing         []HostRow           `json:"failing"`          // hosts with errors, most first
-	BackingOff      []HostRow           `json:"backing_off"`      // failed last, not retired; most failures in a row first
-	RecentPages     []PageRow           `json:"recent_pages"`     // pages with a response, newest first
-	RecentErrors    []PageRow           `json:"recent_errors"`    // failures (see Monitor.Wrap), newest first
-	Origin          Sample              `json:"origin"`           // the counters when the Monitor was made (T 0), the baseline of Samples[0]
-	Samples         []Sample            `json:"samples"`          // oldest first, merged in pairs past Options.MaxSamples
+	Time            time.Time   `json:"time"`
+	State           string      `json:"state"` // StateRunning, StatePaused, StateStopping or StateFinished
+	Node            string      `json:"node"`
+	Started         time.Time   `json:"started"`          // when the Monitor was made: time 0 of the samples
+	IntervalSeconds float64     `json:"interval_seconds"` // Options.Interval
+	MaxPages        int64       `json:"max_pages"`        // Options.MaxPages; 0: none
+	Progress        float64     `json:"progress"`         // Stats.Requests / MaxPages, at most 1; 0 without MaxPages
+	ETASeconds      *float64    `json:"eta_seconds"`      // time left to MaxPages at the rate of the last minute; nil if unknown
+	FetchTime       FetchTime   `json:"fetch_time"`       // quantiles of Stats.FetchTime
+	Stats           Stats       `json:"stats"`            // StatsOf Crawler.TotalStats
+	Hosts           HostSummary `json:"hosts"`            // the hosts by state (crawler.SummarizeHosts; all done once finished)
+	Busiest         []HostRow   `json:"busiest"`          // most requests first
+	Slowest         []HostRow   `json:"slowest"`          // highest mean fetch time first
+	Failing         []HostRow   `json:"failing"`          // hosts with errors, most first
+	BackingOff      []HostRow   `json:"backing_off"`      // failed last, not retired; most failures in a row first (once finished: those whose last request failed)
+	RecentPages     []PageRow   `json:"recent_pages"`     // pages with a response, newest first
+	RecentErrors    []PageRow   `json:"recent_errors"`    // failures (see Monitor.Wrap), newest first
+	Origin          Sample      `json:"origin"`           // the counters when the Monitor was made (T 0), the baseline of Samples[0]
+	Samples         []Sample    `json:"samples"`          // oldest first, merged in pairs past Options.MaxSamples
 }
 
 // FetchTime summarizes the response times of a crawl, in seconds: bucket
@@ -175,8 +178,8 @@ type HostRow struct {
 	DelaySeconds     float64    `json:"delay_seconds"`
 	MeanFetchSeconds float64    `json:"mean_fetch_seconds"`
 	Failures         int        `json:"failures"` // in a row
-	Next             *time.Time `json:"next"`     // when the host may be asked again; nil before its first request
-	State            string     `json:"state"`    // HostRetired, HostActive, HostBackingOff, HostWaiting or HostIdle
+	Next             *time.Time `json:"next"`     // when the host may be asked again; nil before its first request, and once the crawl is finished
+	State            string     `json:"state"`    // HostRetired, HostActive, HostBackingOff, HostWaiting or HostIdle; HostRetired or HostDone once the crawl is finished
 	Retired          string     `json:"retired,omitempty"`
 	LastError        string     `json:"last_error"`
 }
@@ -411,13 +414,10 @@ func (m *Monitor) Snapshot() Snapshot {
 		Started:         m.started,
 		IntervalSeconds: m.interval.Seconds(),
 		MaxPages:        m.maxPages,
-		Stats:           stats,
-		Hosts:           crawler.SummarizeHosts(hosts, now),
+		Stats:           StatsOf(stats),
 		Origin:          m.origin,
 	}
-	s.Stats.PagesPerSec, s.Stats.SeenFPRate = finite(stats.PagesPerSec), finite(stats.SeenFPRate)
 	s.FetchTime = fetchTime(stats.FetchTime)
-	s.Busiest, s.Slowest, s.Failing, s.BackingOff = m.hostTables(hosts, now)
 
 	paused := m.c.Paused()
 	m.mu.Lock()
@@ -435,6 +435,9 @@ func (m *Monitor) Snapshot() Snapshot {
 	}
 	m.mu.Unlock()
 
+	finished := s.State == StateFinished
+	s.Hosts = hostSummaryOf(crawler.SummarizeHosts(hosts, now), finished)
+	s.Busiest, s.Slowest, s.Failing, s.BackingOff = m.hostTables(hosts, now, finished)
 	if m.maxPages > 0 {
 		s.Progress = min(float64(stats.Requests)/float64(m.maxPages), 1)
 		s.ETASeconds = m.eta(s, stats.Requests)
@@ -481,17 +484,9 @@ func fetchTime(h crawler.Histogram) FetchTime {
 	return f
 }
 
-// finite returns f, or 0 if it is NaN or infinite, which encoding/json
-// refuses.
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
-}
-
-// hostTables returns the host tables of hs at now, in O(len(hs)).
-func (m *Monitor) hostTables(hs []crawler.HostStats, now time.Time) (busiest, slowest, failing, backingOff []HostRow) {
+// hostTables returns the host tables of hs at now, in O(len(hs)); those
+// of a finished crawl if finished.
+func (m *Monitor) hostTables(hs []crawler.HostStats, now time.Time, finished bool) (busiest, slowest, failing, backingOff []HostRow) {
 	k := m.topHosts
 	byRequests := newTop(k, func(a, b *crawler.HostStats) bool { return a.Requests > b.Requests })
 	byMean := newTop(k, func(a, b *crawler.HostStats) bool { return a.MeanFetchTime() > b.MeanFetchTime() })
@@ -514,7 +509,7 @@ func (m *Monitor) hostTables(hs []crawler.HostStats, now time.Time) (busiest, sl
 			byFailures.offer(h)
 		}
 	}
-	return byRequests.rows(now), byMean.rows(now), byErrors.rows(now), byFailures.rows(now)
+	return byRequests.rows(now, finished), byMean.rows(now, finished), byErrors.rows(now, finished), byFailures.rows(now, finished)
 }
 
 // top keeps the k best hosts offered, best first; ties keep the order
@@ -545,19 +540,26 @@ func (t *top) offer(h *crawler.HostStats) {
 	t.hosts[i] = h
 }
 
-func (t *top) rows(now time.Time) []HostRow {
+func (t *top) rows(now time.Time, finished bool) []HostRow {
 	rows := make([]HostRow, len(t.hosts))
 	for i, h := range t.hosts {
-		rows[i] = hostRow(h, now)
+		rows[i] = hostRow(h, now, finished)
 	}
 	return rows
 }
 
-func hostRow(h *crawler.HostStats, now time.Time) HostRow {
+// hostRow returns the row of h at now; once the crawl is finished, a
+// host not retired is done, with no next time: nothing more will be
+// asked of it.
+func hostRow(h *crawler.HostStats, now time.Time, finished bool) HostRow {
 	r := HostRow{
 		Host: h.Host, Requests: h.Requests, Errors: h.Errors, Bytes: h.Bytes, InFlight: h.InFlight,
 		DelaySeconds: h.Delay.Seconds(), MeanFetchSeconds: h.MeanFetchTime().Seconds(),
 		Failures: h.Failures, Retired: clip(h.Retired), LastError: clip(h.LastError), State: hostState(h, now),
+	}
+	if finished && r.State != HostRetired {
+		r.State = HostDone
+		return r
 	}
 	if !h.Next.IsZero() {
 		next := h.Next

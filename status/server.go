@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -37,6 +38,11 @@ type ServerOptions struct {
 	// which the state is StateStopping; the caller typically cancels the
 	// context of its Run. Nil: no stop control.
 	Stop func()
+	// Logger receives a line (at level Info) for each control used: the
+	// crawl paused, resumed or stopped, a host retired, with the address
+	// of the client that asked. Nil: the Crawler's Logger (none if that
+	// is nil too).
+	Logger *slog.Logger
 }
 
 // ControlHeader must be set to "1" on the requests of the controls.
@@ -200,15 +206,20 @@ func (s *server) control(w http.ResponseWriter, r *http.Request, action string) 
 	switch action {
 	case "pause":
 		c.Pause()
+		s.log().Info("crawl paused from the status page", "client", r.RemoteAddr)
 	case "resume":
 		c.Resume()
+		s.log().Info("crawl resumed from the status page", "client", r.RemoteAddr)
 	case "stop":
 		if s.opts.Stop == nil {
 			http.Error(w, "crawler status: this crawl has no stop control", http.StatusNotFound)
 			return
 		}
 		s.m.StopRequested()
-		s.stop.Do(s.opts.Stop)
+		s.stop.Do(func() {
+			s.log().Info("crawl stopping from the status page: the requests in flight end, no new one starts", "client", r.RemoteAddr)
+			s.opts.Stop()
+		})
 	case "retire":
 		host, err := s.hostOf(w, r)
 		if err != nil {
@@ -227,8 +238,21 @@ func (s *server) control(w http.ResponseWriter, r *http.Request, action string) 
 			http.Error(w, fmt.Sprintf("crawler status: host %q is retired already", host), http.StatusConflict)
 			return
 		}
+		s.log().Info("host retired from the status page", "host", host, "client", r.RemoteAddr)
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// log returns the logger of the controls: ServerOptions.Logger, else the
+// Crawler's, else one that discards.
+func (s *server) log() *slog.Logger {
+	switch {
+	case s.opts.Logger != nil:
+		return s.opts.Logger
+	case s.m.c.Logger != nil:
+		return s.m.c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // hostOf returns the host of a retire request: its "host" field, from a

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"math"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -345,6 +347,7 @@ func TestJSONFields(t *testing.T) {
 	}
 	var s struct {
 		Stats   map[string]json.RawMessage   `json:"stats"`
+		Hosts   map[string]json.RawMessage   `json:"hosts"`
 		Busiest []map[string]json.RawMessage `json:"busiest"`
 		Pages   []map[string]json.RawMessage `json:"recent_pages"`
 		Samples []map[string]json.RawMessage `json:"samples"`
@@ -352,8 +355,28 @@ func TestJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		t.Fatal(err)
 	}
-	if string(s.Stats["Status"]) != `{"200":1}` {
-		t.Errorf("stats.Status = %s", s.Stats["Status"])
+	// stats and hosts in snake_case too, as the -json summary names the
+	// same counts: jq .stats.fetched works.
+	for field, want := range map[string]string{"status": `{"200":1}`, "fetched": "1", "requests": "1", "robots_fetched": "1",
+		"errors": "{}", "trap_patterns": "[]", "in_flight": "0", "frontier": "0"} {
+		if got := string(s.Stats[field]); got != want {
+			t.Errorf("stats.%s = %q, want %s", field, got, want)
+		}
+	}
+	for _, field := range []string{"elapsed_sec", "pages_per_sec", "seen", "hosts", "out_of_scope", "hosts_retired"} {
+		if _, ok := s.Stats[field]; !ok {
+			t.Errorf("no stats.%s", field)
+		}
+	}
+	for _, obj := range []map[string]json.RawMessage{s.Stats, s.Hosts} {
+		for k := range obj {
+			if k != strings.ToLower(k) || strings.ContainsAny(k, " -") {
+				t.Errorf("field %q of /status.json is not snake_case", k)
+			}
+		}
+	}
+	if got, want := slices.Sorted(maps.Keys(s.Hosts)), []string{"active", "backing_off", "done", "idle", "retired", "waiting"}; !slices.Equal(got, want) {
+		t.Errorf("hosts fields %v, want %v", got, want)
 	}
 	for _, check := range []struct {
 		what string
@@ -583,7 +606,14 @@ func TestControls(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stops atomic.Int32
-	srv := httptest.NewServer(m.Handler(status.ServerOptions{Stop: func() { stops.Add(1); cancel() }}))
+	var log lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "client" {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	srv := httptest.NewServer(m.Handler(status.ServerOptions{Stop: func() { stops.Add(1); cancel() }, Logger: logger}))
 	defer srv.Close()
 	mctx, mcancel := context.WithCancel(context.Background())
 	sampled := make(chan struct{})
@@ -677,6 +707,17 @@ func TestControls(t *testing.T) {
 	if code, body := get(t, srv, "POST", "/control/retire", formCtl, "host=h6.crawler.test"); code != 409 || !strings.Contains(body, "no crawl") {
 		t.Errorf("retire after the crawl: %d %s, want 409", code, body)
 	}
+	// Each control that acted says so, once, at level Info; those refused
+	// say nothing.
+	want := `level=INFO msg="crawl paused from the status page"
+level=INFO msg="crawl resumed from the status page"
+level=INFO msg="host retired from the status page" host=h3.crawler.test
+level=INFO msg="host retired from the status page" host=h5.crawler.test
+level=INFO msg="crawl stopping from the status page: the requests in flight end, no new one starts"
+`
+	if got := log.String(); got != want {
+		t.Errorf("the controls logged:\n%s\nwant:\n%s", got, want)
+	}
 	m.Finish()
 	if s := snapshot(t, srv, nil); s.State != status.StateFinished {
 		t.Errorf("after Finish: state %s", s.State)
@@ -729,4 +770,70 @@ func TestCheckAddr(t *testing.T) {
 			t.Errorf("CheckAddr(%q, no token): %v, not naming -http-token", addr, err)
 		}
 	}
+}
+
+// Once the crawl is finished, no host is waiting for anything: a host
+// whose delay was still running when the crawl ended is done, with no
+// next time, in the snapshot and in the host summary; a retired host
+// stays retired.
+func TestFinishedHostsDone(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>one page</title>")
+	}))
+	defer site.Close()
+	c := loopbackCrawler()
+	c.Pacing = politeness.Pacing{Delay: time.Hour, DelayFactor: -1, Backoff: -1, MaxFailures: -1}
+	c.IgnoreRobots = true // one request: the page, and the hour's wait after it
+	m := status.New(c, status.Options{})
+	c.Handler = m.Wrap(nil)
+	if err := c.Run(t.Context(), site.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	// The crawl is over, its one host asked to wait an hour: waiting,
+	// until the Monitor is told the crawl is finished.
+	if s := m.Snapshot(); len(s.Busiest) != 1 || s.Busiest[0].State != status.HostWaiting || s.Hosts.Waiting != 1 {
+		t.Fatalf("before Finish: busiest %+v, hosts %+v; want one host waiting", s.Busiest, s.Hosts)
+	}
+	m.Finish()
+	s := m.Snapshot()
+	if len(s.Busiest) != 1 || s.Busiest[0].State != status.HostDone || s.Busiest[0].Next != nil {
+		t.Errorf("after Finish: busiest %+v, want one host done, without a next time", s.Busiest)
+	}
+	if want := (status.HostSummary{Done: 1}); s.Hosts != want {
+		t.Errorf("after Finish: hosts %+v, want %+v", s.Hosts, want)
+	}
+	// The report says so too.
+	var b strings.Builder
+	if err := m.WriteReport(&b); err != nil {
+		t.Fatal(err)
+	}
+	data := b.String()[strings.Index(b.String(), `id="data">`)+len(`id="data">`):]
+	var r struct {
+		Busiest []map[string]json.RawMessage `json:"busiest"`
+	}
+	if err := json.NewDecoder(strings.NewReader(data)).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Busiest) != 1 || string(r.Busiest[0]["state"]) != `"done"` || string(r.Busiest[0]["next"]) != "null" {
+		t.Errorf("the report's busiest hosts: %v, want one done, next null", r.Busiest)
+	}
+}
+
+// lockedBuffer is a strings.Builder that a server's goroutines write and
+// the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -156,5 +158,80 @@ func TestClusterStats(t *testing.T) {
 	}
 	if got.Crawl != "seen" || got.Live != 1 || len(got.Nodes) != 1 || got.Nodes[0].Node != "lone" {
 		t.Errorf("-stats -cluster: %+v", got)
+	}
+}
+
+// The totals a cluster crawl prints are its final ones: three nodes crawl
+// to a -max-pages budget and exit, the last to leave counting every page
+// request the web's server saw, and -stats -cluster right after finds no
+// live node, the same total, and each node's stats under the names of
+// -json.
+func TestClusterTotalsAtExit(t *testing.T) {
+	s := startNATS(t)
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 20, PagesPerHost: 15, Latency: 5 * time.Millisecond})
+	defer w.Close()
+	const budget = 200
+	outs := make([][]byte, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			cmd := clusterNode(t.Context(), s, w, fmt.Sprint("n", i), t.TempDir(), "-workers", "4", "-max-pages", fmt.Sprint(budget))
+			outs[i], errs[i] = cmd.CombinedOutput()
+		})
+	}
+	wg.Wait()
+	re := regexp.MustCompile(`crawl: cluster crawl crawl: (\d+) page requests, \d+ links forwarded in \d+ batches by (\d+) node processes \((\d+) live\)`)
+	var last int
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v\n%s", i, err, outs[i])
+		}
+		m := re.FindSubmatch(outs[i])
+		if m == nil {
+			t.Fatalf("node %d printed no totals:\n%s", i, outs[i])
+		}
+		// Each node prints what has been reported when it leaves: the last
+		// to leave, every node's final figures.
+		requests, _ := strconv.Atoi(string(m[1]))
+		last = max(last, requests)
+	}
+	t.Logf("%d page requests served; at most %d printed", w.TotalRequests(), last)
+	if last != w.TotalRequests() || last > budget {
+		t.Errorf("the nodes printed at most %d page requests; the server saw %d (budget %d)", last, w.TotalRequests(), budget)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-stats", "-cluster", s.ClientURL()}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Live     int   `json:"live_nodes"`
+		Requests int64 `json:"requests"`
+		Nodes    []struct {
+			Node     string                     `json:"node"`
+			Live     bool                       `json:"live"`
+			Left     bool                       `json:"left"`
+			Requests int64                      `json:"requests"`
+			Status   map[string]json.RawMessage `json:"status"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if got.Live != 0 || got.Requests != int64(w.TotalRequests()) || len(got.Nodes) != 3 {
+		t.Errorf("-stats -cluster after every node exited: %d live, %d requests, %d nodes; want 0 live, %d requests, 3 nodes\n%s",
+			got.Live, got.Requests, len(got.Nodes), w.TotalRequests(), stdout.String())
+	}
+	for _, n := range got.Nodes {
+		var fetched int64
+		if err := json.Unmarshal(n.Status["fetched"], &fetched); err != nil || n.Live || !n.Left || fetched == 0 || fetched > n.Requests {
+			t.Errorf("node %s: live %v, left %v, %d requests, stats.fetched %s; want left, 0 < fetched <= requests", n.Node, n.Live, n.Left, n.Requests, n.Status["fetched"])
+		}
+		for k := range n.Status {
+			if k != strings.ToLower(k) {
+				t.Errorf("node %s: stats field %q is not snake_case", n.Node, k)
+			}
+		}
 	}
 }

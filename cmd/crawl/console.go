@@ -60,6 +60,13 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: compactAttr}))
 }
 
+// newNoticeLogger returns a logger like newLogger's, at level Info: for
+// what the operator did (a control of the status page), which is said
+// whatever -v.
+func newNoticeLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: compactAttr}))
+}
+
 // compactAttr drops the time of a log record and shortens the URLs in
 // string and error values.
 func compactAttr(groups []string, a slog.Attr) slog.Attr {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -24,6 +25,8 @@ var errStopControl = errors.New("stopped from the status page")
 type operations struct {
 	monitor      *status.Monitor
 	server       *http.Server // nil without -http
+	con          io.Writer    // the console: stderr
+	reportPath   string       // -report
 	stopSampling context.CancelFunc
 	wg           sync.WaitGroup
 }
@@ -31,12 +34,13 @@ type operations struct {
 // startOperations starts what o asks of -http and -report for cr, and
 // wraps cr's Handler to record the last pages and errors. stop stops the
 // crawl gracefully (the status page's stop control). It says on cr.con
-// where the status page is. It returns nil when neither flag is given.
+// where the status page is, and logs there each control used, whatever
+// -v. It returns nil when neither flag is given.
 func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*operations, error) {
 	if o.http == "" && o.report == "" {
 		return nil, nil
 	}
-	ops := &operations{monitor: status.New(cr.c, status.Options{MaxPages: o.maxPages, Node: o.node})}
+	ops := &operations{monitor: status.New(cr.c, status.Options{MaxPages: o.maxPages, Node: o.node}), con: cr.con, reportPath: o.report}
 	if o.http != "" {
 		addr, err := status.CheckAddr(o.http, o.httpToken)
 		if err != nil {
@@ -57,6 +61,7 @@ func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*
 				Token:   o.httpToken,
 				Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}),
 				Stop:    stop,
+				Logger:  newNoticeLogger(cr.con),
 			}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
@@ -71,7 +76,7 @@ func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*
 }
 
 // finish marks the crawl finished, takes the last sample and writes the
-// -report to report, if not nil.
+// -report to report, if not nil, saying so on the console.
 func (ops *operations) finish(report *output) error {
 	if ops == nil {
 		return nil
@@ -84,6 +89,7 @@ func (ops *operations) finish(report *output) error {
 	if err := ops.monitor.WriteReport(report.w); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
+	fmt.Fprintf(ops.con, "crawl: report written to %s\n", ops.reportPath)
 	return nil
 }
 

@@ -130,11 +130,34 @@ func TestStatusServer(t *testing.T) {
 	}
 	code, body := get(t, http.MethodGet, base+"status.json", token)
 	var snap struct {
-		State   string            `json:"state"`
-		Samples []json.RawMessage `json:"samples"`
+		State   string                     `json:"state"`
+		Stats   map[string]json.RawMessage `json:"stats"`
+		Hosts   map[string]json.RawMessage `json:"hosts"`
+		Samples []json.RawMessage          `json:"samples"`
 	}
 	if err := json.Unmarshal(body, &snap); code != http.StatusOK || err != nil || snap.State != "running" {
 		t.Fatalf("GET /status.json = %d, %v: %.300s", code, err, body)
+	}
+	// The names of -json for the same counts (the README's jq .stats.fetched),
+	// none in Go's case.
+	for _, k := range []string{"fetched", "requests", "robots_fetched", "pages_per_sec", "elapsed_sec", "frontier"} {
+		if _, ok := snap.Stats[k]; !ok {
+			t.Errorf("/status.json has no stats.%s", k)
+		}
+	}
+	for _, obj := range []map[string]json.RawMessage{snap.Stats, snap.Hosts} {
+		for k := range obj {
+			if k != strings.ToLower(k) {
+				t.Errorf("/status.json has %q, not in snake_case", k)
+			}
+		}
+	}
+
+	// Pausing and resuming from the page say so on stderr, without -v.
+	for _, c := range []string{"pause", "resume"} {
+		if code, body := get(t, http.MethodPost, base+"control/"+c, token); code/100 != 2 {
+			t.Fatalf("%s: %d %s", c, code, body)
+		}
 	}
 
 	if code, body := get(t, http.MethodPost, base+"control/stop", token); code/100 != 2 {
@@ -152,6 +175,12 @@ func TestStatusServer(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || !s.Interrupted || s.Requests < int64(requests) {
 		t.Errorf("summary %+v (%v) after %v requests and a stop", s, err, requests)
 	}
+	for _, line := range []string{`level=INFO msg="crawl paused from the status page"`, `level=INFO msg="crawl resumed from the status page"`,
+		`level=INFO msg="crawl stopping from the status page`, "crawl: report written to " + report + "\n"} {
+		if strings.Count(stderr.String(), line) != 1 {
+			t.Errorf("stderr does not say once %q:\n%s", line, stderr.String())
+		}
+	}
 	html, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +192,27 @@ func TestStatusServer(t *testing.T) {
 	}
 	if bytes.Contains(html, []byte(token)) {
 		t.Error("the report holds the token")
+	}
+	// The crawl is over: no host of the report waits for anything.
+	_, data, _ := bytes.Cut(html, []byte(`id="data">`))
+	var final struct {
+		Hosts   map[string]int `json:"hosts"`
+		Busiest []struct {
+			Host  string     `json:"host"`
+			State string     `json:"state"`
+			Next  *time.Time `json:"next"`
+		} `json:"busiest"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&final); err != nil || len(final.Busiest) == 0 {
+		t.Fatalf("the report's data: %v, %d busiest hosts", err, len(final.Busiest))
+	}
+	for _, h := range final.Busiest {
+		if h.State != "done" || h.Next != nil {
+			t.Errorf("the report's host %s: %s, next %v; want done, no next time", h.Host, h.State, h.Next)
+		}
+	}
+	if final.Hosts["waiting"]+final.Hosts["active"]+final.Hosts["idle"]+final.Hosts["backing_off"] != 0 || final.Hosts["done"] == 0 {
+		t.Errorf("the report's hosts: %v; want all done", final.Hosts)
 	}
 }
 
