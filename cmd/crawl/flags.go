@@ -203,7 +203,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.seenSize, "seen-size", defaultSeenSize, "URLs the bloom or bitmap set is sized for (0: the default; negative: an error)")
 	fs.StringVar(&o.frontier, "frontier", "fifo", "URL order: fifo (breadth-first), aopic (most important first, by on-line PageRank estimate) or priority (most backlinks found so far plus URL score, I(P) = backlinks + 1/(1+path depth)); -out records each page's importance")
 	fs.StringVar(&o.state, "state", "", "keep the crawl's seen-set and frontier (fifo or aopic) in this directory (made if needed): the same command run again resumes the crawl, after a kill -9 too; -max-pages and -max-bytes then count every run")
-	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing; with -cluster, the live nodes of the crawl -crawl-id as they last reported")
+	fs.BoolVar(&o.stateStats, "stats", false, "with -state: print the state's summary (JSON on stdout) and exit, crawling nothing; with -cluster, the crawl -crawl-id's totals and the last report of each of its node processes, live or gone")
 	fs.StringVar(&o.cluster, "cluster", "", "share the crawl with other nodes through the NATS JetStream server at this URL (nats://HOST:PORT); needs -state and -node")
 	fs.StringVar(&o.node, "node", "", "with -cluster: this node's name, unique among the crawl's nodes and the same when it restarts (letters, digits, - and _)")
 	fs.StringVar(&o.crawlName, "crawl-id", "crawl", "with -cluster: the crawl's name on the NATS server, so that several crawls can share one")
