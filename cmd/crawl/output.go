@@ -12,6 +12,7 @@ import (
 
 	"crawler"
 	"crawler/extract"
+	"crawler/status"
 	"crawler/store"
 )
 
@@ -227,57 +228,18 @@ func writeHostStats(out *output, hosts []crawler.HostStats) error {
 	return nil
 }
 
-// summary is the -json output.
+// summary is the -json output: a run's counters under the names
+// /status.json gives them (status.Stats), and whether the run was
+// interrupted.
 type summary struct {
-	Interrupted      bool             `json:"interrupted"`
-	Requests         int64            `json:"requests"`
-	Fetched          int64            `json:"fetched"`
-	Bytes            int64            `json:"bytes"`
-	Status           map[int]int64    `json:"status"`
-	Errors           map[string]int64 `json:"errors"`
-	Redirects        int64            `json:"redirects"`
-	RobotsFetched    int64            `json:"robots_fetched"`
-	RobotsBlocked    int64            `json:"robots_blocked"`
-	Retries          int64            `json:"retries"`
-	HostsRetired     int64            `json:"hosts_retired"`
-	Duplicates       int64            `json:"duplicates"`
-	OutOfScope       int64            `json:"out_of_scope"`
-	Traps            map[string]int64 `json:"traps"`
-	TrapPatterns     []string         `json:"trap_patterns"`
-	DuplicateContent int64            `json:"duplicate_content"`
-	DepthRefetches   int64            `json:"depth_refetches"`
-	Sitemaps         int64            `json:"sitemaps,omitempty"`
-	SitemapURLs      int64            `json:"sitemap_urls,omitempty"`
-	Revisits         int64            `json:"revisits,omitempty"`
-	NotModified      int64            `json:"not_modified,omitempty"`
-	Unchanged        int64            `json:"unchanged,omitempty"`
-	NearDuplicates   int64            `json:"near_duplicates,omitempty"`
-	Revisiting       int              `json:"revisiting,omitempty"`
-	Forwarded        int64            `json:"forwarded,omitempty"`
-	Received         int64            `json:"received,omitempty"`
-	Seen             int              `json:"seen"`
-	Frontier         int              `json:"frontier"`
-	Hosts            int              `json:"hosts"`
-	ElapsedSec       float64          `json:"elapsed_sec"`
-	PagesPerSec      float64          `json:"pages_per_sec"`
-	Total            *summary         `json:"total,omitempty"` // with -state: every run's counters, the state's gauges
+	Interrupted bool `json:"interrupted"`
+	status.Stats
+	Total *summary `json:"total,omitempty"` // with -state: every run's counters, the state's gauges
 }
 
 // summaryOf is the -json summary of s.
 func summaryOf(s crawler.Stats, interrupted bool) summary {
-	return summary{
-		Interrupted: interrupted, Requests: s.Requests, Fetched: s.Fetched, Bytes: s.Bytes,
-		Status: s.Status, Errors: s.Errors, Redirects: s.Redirects, RobotsFetched: s.RobotsFetched,
-		RobotsBlocked: s.RobotsBlocked, Retries: s.Retries, HostsRetired: s.HostsRetired,
-		Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
-		Traps: s.Traps, TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent, DepthRefetches: s.DepthRefetches,
-		Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs,
-		Revisits: s.Revisits, NotModified: s.NotModified, Unchanged: s.Unchanged, Revisiting: s.Revisiting,
-		NearDuplicates: s.NearDuplicates,
-		Forwarded:      s.Forwarded, Received: s.Received,
-		Seen: s.Seen, Frontier: s.Frontier, Hosts: s.Hosts,
-		ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: s.PagesPerSec,
-	}
+	return summary{Interrupted: interrupted, Stats: status.StatsOf(s)}
 }
 
 // writeJSONSummary writes the -json summary of s to stdout, with total,
