@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"context"
 	"crawler/fetch"
+	"crawler/internal/dnstest"
 	"errors"
 	"fmt"
 	"io"
@@ -264,7 +265,7 @@ func TestFetchRefusesSpecialAddresses(t *testing.T) {
 	other, otherConns := countedServer(t) // a loopback service not on the allowlist
 	okPort, otherPort := addrPort(allowed).Port(), addrPort(other).Port()
 	v := func(s string) netip.Addr { return netip.MustParseAddr(s) }
-	dns := newDNSServer(t, map[string][]netip.Addr{
+	dns := dnstest.New(t, map[string][]netip.Addr{
 		"private.test":  {v("10.0.0.1")},
 		"metadata.test": {v("169.254.169.254")},
 		"loop.test":     {loop4},
@@ -276,7 +277,7 @@ func TestFetchRefusesSpecialAddresses(t *testing.T) {
 	})
 	var w tripwire
 	f := &fetch.HTTPFetcher{
-		Client:    &http.Client{Transport: guardedTransport(t, dns.resolver(), &w)},
+		Client:    &http.Client{Transport: guardedTransport(t, dns.Resolver(), &w)},
 		Addresses: fetch.AddressPolicy{AllowAddrPorts: []netip.AddrPort{addrPort(allowed)}},
 	}
 	ok := func(host string) string { return fmt.Sprintf("http://%s:%d/", host, okPort) }
@@ -395,16 +396,15 @@ func TestDefaultFetcherRefusesLoopback(t *testing.T) {
 // rebinding) is refused the second time.
 func TestDialChecksEveryResolution(t *testing.T) {
 	srv, conns := countedServer(t)
-	before := newDNSServer(t, map[string][]netip.Addr{"rebind.test": {loop4}})
-	after := newDNSServer(t, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr("169.254.169.254")}})
+	before := dnstest.New(t, map[string][]netip.Addr{"rebind.test": {loop4}})
+	after := dnstest.New(t, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr("169.254.169.254")}})
 	var rebound atomic.Bool
-	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
 		s := before
 		if rebound.Load() {
 			s = after
 		}
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", s.conn.LocalAddr().String())
+		return s.Resolver().Dial(ctx, network, address)
 	}}
 	var w tripwire
 	tr := guardedTransport(t, resolver, &w)
@@ -443,9 +443,9 @@ func TestFetchThroughProxy(t *testing.T) {
 	}))
 	defer proxy.Close()
 	proxyURL, _ := url.Parse(proxy.URL)
-	dns := newDNSServer(t, map[string][]netip.Addr{"direct.test": {loop4}})
+	dns := dnstest.New(t, map[string][]netip.Addr{"direct.test": {loop4}})
 	var w tripwire
-	tr := guardedTransport(t, dns.resolver(), &w)
+	tr := guardedTransport(t, dns.Resolver(), &w)
 	tr.Proxy = func(r *http.Request) (*url.URL, error) {
 		if r.URL.Hostname() == "direct.test" {
 			return nil, nil // as NO_PROXY would

@@ -20,6 +20,7 @@ import (
 
 	"crawler"
 	"crawler/fetch"
+	"crawler/internal/dnstest"
 	"crawler/internal/leak"
 	"crawler/politeness"
 )
@@ -108,7 +109,7 @@ func crawlOver(f fetch.Fetcher, got *crawled) *crawler.Crawler {
 func TestCrawlRefusesRedirectIntoPrivate(t *testing.T) {
 	leak.Check(t)
 	other := servePages(t, map[string]string{"/admin": ""})
-	dns := newDNSServer(t, map[string][]netip.Addr{"internal.test": {netip.MustParseAddr("10.0.0.1")}})
+	dns := dnstest.New(t, map[string][]netip.Addr{"internal.test": {netip.MustParseAddr("10.0.0.1")}})
 	s := servePages(t, map[string]string{
 		"/robots.txt": "-> http://10.1.2.3/robots.txt",
 		"/":           "/meta /mapped /loop /internal /ok",
@@ -122,7 +123,7 @@ func TestCrawlRefusesRedirectIntoPrivate(t *testing.T) {
 	var w tripwire
 	var got crawled
 	c := crawlOver(&fetch.HTTPFetcher{
-		Client:    &http.Client{Transport: guardedTransport(t, dns.resolver(), &w)},
+		Client:    &http.Client{Transport: guardedTransport(t, dns.Resolver(), &w)},
 		Addresses: fetch.AddressPolicy{AllowAddrPorts: []netip.AddrPort{addrPort(s.Server)}},
 	}, &got)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -169,7 +170,7 @@ func TestCrawlRefusesRedirectIntoPrivate(t *testing.T) {
 // name up once, however many connections it opens.
 func TestCrawlCachesDNS(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	site := servePages(t, map[string]string{
 		"/":           "/a /b",
 		"/a":          "/ /b /c",
@@ -191,7 +192,7 @@ func TestCrawlCachesDNS(t *testing.T) {
 	if st := c.Stats(); st.Fetched != 4 || st.RobotsFetched != 1 {
 		t.Errorf("stats = %+v", st)
 	}
-	if q := s.queries("a.test"); q != 1 {
+	if q := s.Queries("a.test"); q != 1 {
 		t.Errorf("a crawl of 5 requests to a.test made %d DNS queries, want 1", q)
 	}
 }

@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"context"
 	"crawler/fetch"
+	"crawler/internal/dnstest"
 	"crawler/internal/leak"
 	"errors"
 	"fmt"
@@ -17,168 +18,8 @@ import (
 	"time"
 	"unicode"
 
-	"golang.org/x/net/dns/dnsmessage"
-
 	"crawler"
 )
-
-// dnsServer is a DNS server on 127.0.0.1 (UDP) that answers for the names
-// it was given and NXDOMAIN for any other, and counts the queries by name
-// and type. The A queries of a held name wait until release is called.
-type dnsServer struct {
-	conn  net.PacketConn
-	names map[string][]netip.Addr // "a.test." → its addresses, A and AAAA
-
-	mu     sync.Mutex
-	counts map[string]int // "a.test. A" → queries
-	holds  map[string]*hold
-
-	loop  sync.WaitGroup // the read loop
-	held  sync.WaitGroup // held queries waiting
-	stop  chan struct{}
-	close sync.Once
-}
-
-// hold keeps the A queries of one name waiting: each arrival is sent on
-// arrived, and all of them are answered once release is closed.
-type hold struct {
-	arrived chan struct{}
-	release chan struct{}
-}
-
-func newDNSServer(t *testing.T, names map[string][]netip.Addr) *dnsServer {
-	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &dnsServer{conn: conn, names: map[string][]netip.Addr{}, counts: map[string]int{},
-		holds: map[string]*hold{}, stop: make(chan struct{})}
-	for n, a := range names {
-		s.names[strings.ToLower(n)+"."] = a
-	}
-	s.loop.Go(s.serve)
-	t.Cleanup(s.shutdown)
-	return s
-}
-
-// shutdown stops the read loop, answers the held queries and closes the
-// socket, leaving no goroutine behind.
-func (s *dnsServer) shutdown() {
-	s.close.Do(func() {
-		s.conn.SetReadDeadline(time.Unix(1, 0)) // ends the read loop
-		s.loop.Wait()
-		close(s.stop)
-		s.held.Wait()
-		s.conn.Close()
-	})
-}
-
-func (s *dnsServer) serve() {
-	buf := make([]byte, 1500)
-	for {
-		n, from, err := s.conn.ReadFrom(buf)
-		if err != nil {
-			return
-		}
-		var p dnsmessage.Parser
-		h, err := p.Start(buf[:n])
-		if err != nil {
-			continue
-		}
-		q, err := p.Question()
-		if err != nil {
-			continue
-		}
-		name := strings.ToLower(q.Name.String())
-		s.mu.Lock()
-		s.counts[name+" "+typeName(q.Type)]++
-		hd := s.holds[name]
-		s.mu.Unlock()
-		if hd != nil && q.Type == dnsmessage.TypeA {
-			s.held.Go(func() {
-				select {
-				case hd.arrived <- struct{}{}:
-				default: // nobody is counting so many
-				}
-				select {
-				case <-hd.release:
-				case <-s.stop:
-				}
-				s.answer(h, q, name, from)
-			})
-			continue
-		}
-		s.answer(h, q, name, from)
-	}
-}
-
-func (s *dnsServer) answer(h dnsmessage.Header, q dnsmessage.Question, name string, to net.Addr) {
-	addrs, known := s.names[name]
-	rcode := dnsmessage.RCodeSuccess
-	if !known {
-		rcode = dnsmessage.RCodeNameError
-	}
-	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true,
-		RecursionDesired: h.RecursionDesired, RecursionAvailable: true, RCode: rcode})
-	b.EnableCompression()
-	b.StartQuestions()
-	b.Question(q)
-	b.StartAnswers()
-	rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}
-	for _, a := range addrs {
-		switch {
-		case q.Type == dnsmessage.TypeA && a.Is4():
-			b.AResource(rh, dnsmessage.AResource{A: a.As4()})
-		case q.Type == dnsmessage.TypeAAAA && a.Is6():
-			b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: a.As16()})
-		}
-	}
-	msg, err := b.Finish()
-	if err != nil {
-		panic(err)
-	}
-	s.conn.WriteTo(msg, to)
-}
-
-func typeName(t dnsmessage.Type) string { return strings.TrimPrefix(t.String(), "Type") }
-
-// queries returns the A queries made for name ("a.test").
-func (s *dnsServer) queries(name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[name+". A"]
-}
-
-// total returns the queries made for any name and type.
-func (s *dnsServer) total() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, c := range s.counts {
-		n += c
-	}
-	return n
-}
-
-// hold makes the A queries of name wait until the returned function is
-// called; each one's arrival is sent on the channel.
-func (s *dnsServer) hold(name string) (arrived <-chan struct{}, release func()) {
-	hd := &hold{arrived: make(chan struct{}, 16), release: make(chan struct{})}
-	s.mu.Lock()
-	s.holds[name+"."] = hd
-	s.mu.Unlock()
-	var once sync.Once
-	return hd.arrived, func() { once.Do(func() { close(hd.release) }) }
-}
-
-// resolver returns a pure-Go resolver that sends every query to s.
-func (s *dnsServer) resolver() *net.Resolver {
-	addr := s.conn.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
 
 // fakeClock is a clock that moves only when told to.
 type fakeClock struct {
@@ -230,9 +71,9 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 
 func TestDNSCacheTTL(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	clock := newFakeClock()
-	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	c := &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now}
 	ctx := context.Background()
 
 	for i, host := range []string{"a.test", "a.test", "A.Test", "a.test"} {
@@ -242,21 +83,21 @@ func TestDNSCacheTTL(t *testing.T) {
 		}
 		addrs[0] = netip.IPv6Unspecified() // the slice is ours: the cache must not see this
 	}
-	if n := s.queries("a.test"); n != 1 {
+	if n := s.Queries("a.test"); n != 1 {
 		t.Errorf("4 lookups within the TTL made %d queries, want 1", n)
 	}
 	clock.Advance(fetch.DefaultDNSTTL - time.Nanosecond)
 	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
 		t.Fatalf("lookup just before the TTL = %v, %v", addrs, err)
 	}
-	if n := s.queries("a.test"); n != 1 {
+	if n := s.Queries("a.test"); n != 1 {
 		t.Errorf("a lookup just before the TTL made a query (%d in all)", n)
 	}
 	clock.Advance(time.Nanosecond)
 	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
 		t.Fatalf("lookup at the TTL = %v, %v", addrs, err)
 	}
-	if n := s.queries("a.test"); n != 2 {
+	if n := s.Queries("a.test"); n != 2 {
 		t.Errorf("after the TTL: %d queries, want 2", n)
 	}
 	if addrs, err := c.LookupNetIP(ctx, "dual.test"); err != nil || len(addrs) != 2 || !slices.Contains(addrs, loop4) || !slices.Contains(addrs, loop6) {
@@ -271,29 +112,29 @@ func TestDNSCacheTTL(t *testing.T) {
 	}
 
 	// A cache whose TTL is set keeps answers that long.
-	c2 := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, TTL: time.Minute}
+	c2 := &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now, TTL: time.Minute}
 	c2.LookupNetIP(ctx, "b.test")
 	clock.Advance(59 * time.Second)
 	c2.LookupNetIP(ctx, "b.test")
 	clock.Advance(time.Second)
 	c2.LookupNetIP(ctx, "b.test")
-	if n := s.queries("b.test"); n != 2 {
+	if n := s.Queries("b.test"); n != 2 {
 		t.Errorf("TTL 1m, lookups at 0, 59 s and 60 s: %d queries, want 2", n)
 	}
 	// A negative TTL keeps nothing.
-	c3 := &fetch.DNSCache{Resolver: s.resolver(), TTL: -1}
+	c3 := &fetch.DNSCache{Resolver: s.Resolver(), TTL: -1}
 	c3.LookupNetIP(ctx, "c.test")
 	c3.LookupNetIP(ctx, "c.test")
-	if n, l := s.queries("c.test"), c3.Len(); n != 2 || l != 0 {
+	if n, l := s.Queries("c.test"), c3.Len(); n != 2 || l != 0 {
 		t.Errorf("TTL -1: %d queries and %d entries, want 2 and 0", n, l)
 	}
 }
 
 func TestDNSCacheNegative(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	clock := newFakeClock()
-	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now}
+	c := &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now}
 	ctx := context.Background()
 
 	for range 3 {
@@ -308,39 +149,39 @@ func TestDNSCacheNegative(t *testing.T) {
 	if k := crawler.ErrorKind(err); k != crawler.KindDNS {
 		t.Errorf("dialing nx.test: %v, of kind %q; want %q", err, k, crawler.KindDNS)
 	}
-	if n := s.queries("nx.test"); n != 1 {
+	if n := s.Queries("nx.test"); n != 1 {
 		t.Errorf("4 failed lookups within the error TTL made %d queries, want 1", n)
 	}
 	clock.Advance(fetch.DefaultDNSErrorTTL)
 	if _, err := c.LookupNetIP(ctx, "nx.test"); err == nil {
 		t.Fatal("nx.test resolved")
 	}
-	if n := s.queries("nx.test"); n != 2 {
+	if n := s.Queries("nx.test"); n != 2 {
 		t.Errorf("after the error TTL: %d queries, want 2", n)
 	}
 
 	// ErrorTTL set, and negative (failures not kept).
-	c2 := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, ErrorTTL: time.Second}
+	c2 := &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now, ErrorTTL: time.Second}
 	c2.LookupNetIP(ctx, "nx2.test")
 	c2.LookupNetIP(ctx, "nx2.test")
 	clock.Advance(time.Second)
 	c2.LookupNetIP(ctx, "nx2.test")
-	if n := s.queries("nx2.test"); n != 2 {
+	if n := s.Queries("nx2.test"); n != 2 {
 		t.Errorf("ErrorTTL 1s: %d queries, want 2", n)
 	}
-	c3 := &fetch.DNSCache{Resolver: s.resolver(), ErrorTTL: -1}
+	c3 := &fetch.DNSCache{Resolver: s.Resolver(), ErrorTTL: -1}
 	c3.LookupNetIP(ctx, "nx3.test")
 	c3.LookupNetIP(ctx, "nx3.test")
-	if n := s.queries("nx3.test"); n != 2 {
+	if n := s.Queries("nx3.test"); n != 2 {
 		t.Errorf("ErrorTTL -1: %d queries, want 2", n)
 	}
 }
 
 func TestDNSCacheConcurrentLookupsShareAQuery(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
-	c := &fetch.DNSCache{Resolver: s.resolver()}
-	arrived, release := s.hold("many.test")
+	s := dnstest.New(t, testNames())
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
+	arrived, release := s.Hold("many.test")
 	defer release()
 
 	// Each caller spells the name in its own case: net.Resolver shares a
@@ -369,7 +210,7 @@ func TestDNSCacheConcurrentLookupsShareAQuery(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if q := s.queries("many.test"); q != 1 {
+	if q := s.Queries("many.test"); q != 1 {
 		t.Errorf("%d concurrent lookups made %d queries, want 1", n, q)
 	}
 	if got, want := c.Stats(), (fetch.DNSStats{Lookups: 1, CacheHits: n - 1}); got != want {
@@ -393,9 +234,9 @@ func spell(name string, i int) string {
 // the query goes on for the one that made it.
 func TestDNSCacheWaiterCancel(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
-	c := &fetch.DNSCache{Resolver: s.resolver()}
-	arrived, release := s.hold("hold.test")
+	s := dnstest.New(t, testNames())
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
+	arrived, release := s.Hold("hold.test")
 	defer release()
 
 	first := make(chan error, 1)
@@ -436,7 +277,7 @@ func TestDNSCacheWaiterCancel(t *testing.T) {
 	if addrs, err := c.LookupNetIP(context.Background(), "hold.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) {
 		t.Errorf("after: %v, %v", addrs, err)
 	}
-	if n := s.queries("hold.test"); n != 1 {
+	if n := s.Queries("hold.test"); n != 1 {
 		t.Errorf("%d queries, want 1", n)
 	}
 }
@@ -445,9 +286,9 @@ func TestDNSCacheWaiterCancel(t *testing.T) {
 // cached; a caller still waiting asks again.
 func TestDNSCacheLeaderCancel(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
-	c := &fetch.DNSCache{Resolver: s.resolver()}
-	arrived, release := s.hold("hold2.test")
+	s := dnstest.New(t, testNames())
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
+	arrived, release := s.Hold("hold2.test")
 	defer release()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -482,15 +323,15 @@ func TestDNSCacheLeaderCancel(t *testing.T) {
 	if err := <-second; err != nil {
 		t.Errorf("the waiter: %v", err)
 	}
-	if n := s.queries("hold2.test"); n != 2 {
+	if n := s.Queries("hold2.test"); n != 2 {
 		t.Errorf("%d queries, want 2 (the abandoned one, then the waiter's)", n)
 	}
 }
 
 func TestDNSCacheLiteralIPs(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
-	c := &fetch.DNSCache{Resolver: s.resolver()}
+	s := dnstest.New(t, testNames())
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
 	ctx := context.Background()
 	for _, ip := range []string{"127.0.0.1", "::1", "fe80::1%lo", "::ffff:127.0.0.1"} {
 		addrs, err := c.LookupNetIP(ctx, ip)
@@ -523,15 +364,15 @@ func TestDNSCacheLiteralIPs(t *testing.T) {
 		}
 		ln6.Close()
 	}
-	if n := s.total(); n != 0 || c.Len() != 0 {
+	if n := s.Total(); n != 0 || c.Len() != 0 {
 		t.Errorf("literal addresses made %d queries and %d entries, want none", n, c.Len())
 	}
 }
 
 func TestDNSCacheDial(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
-	c := &fetch.DNSCache{Resolver: s.resolver()}
+	s := dnstest.New(t, testNames())
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -564,7 +405,7 @@ func TestDNSCacheDial(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "[::1]") {
 		t.Errorf("dial to a closed port: %v, want the errors of both addresses", err)
 	}
-	if q := s.queries("dual.test") + s.queries("a.test") + s.queries("v6.test"); q != 3 {
+	if q := s.Queries("dual.test") + s.Queries("a.test") + s.Queries("v6.test"); q != 3 {
 		t.Errorf("%d queries, want 3 (one per name)", q)
 	}
 	// A cancelled context ends the dial.
@@ -577,10 +418,10 @@ func TestDNSCacheDial(t *testing.T) {
 
 func TestDNSCacheMaxEntries(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	clock := newFakeClock()
 	ctx := context.Background()
-	c := &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 3}
+	c := &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now, MaxEntries: 3}
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "nx1", "nx2"} {
 		c.LookupNetIP(ctx, n+".test")
 		if l := c.Len(); l > 3 || l < 1 {
@@ -590,30 +431,30 @@ func TestDNSCacheMaxEntries(t *testing.T) {
 
 	// Expired entries go first: nx.test (error TTL) has expired, a.test
 	// not, so b.test takes nx.test's place.
-	c = &fetch.DNSCache{Resolver: s.resolver(), Now: clock.Now, MaxEntries: 2}
+	c = &fetch.DNSCache{Resolver: s.Resolver(), Now: clock.Now, MaxEntries: 2}
 	c.LookupNetIP(ctx, "a.test")
 	c.LookupNetIP(ctx, "nx.test")
 	clock.Advance(fetch.DefaultDNSErrorTTL)
 	c.LookupNetIP(ctx, "b.test")
-	before := s.queries("a.test")
+	before := s.Queries("a.test")
 	c.LookupNetIP(ctx, "a.test")
-	if l, q := c.Len(), s.queries("a.test")-before; l != 2 || q != 0 {
+	if l, q := c.Len(), s.Queries("a.test")-before; l != 2 || q != 0 {
 		t.Errorf("Len = %d, a.test queried %d more times; want 2 and 0", l, q)
 	}
 }
 
 // newDNSTransport returns a transport like NewTransport's, resolving
 // through s.
-func newDNSTransport(s *dnsServer) *http.Transport {
+func newDNSTransport(s *dnstest.Server) *http.Transport {
 	tr := fetch.NewTransport()
-	tr.DialContext = (&fetch.DNSCache{Resolver: s.resolver()}).DialContext
+	tr.DialContext = (&fetch.DNSCache{Resolver: s.Resolver()}).DialContext
 	tr.DisableKeepAlives = true // a new connection for each request
 	return tr
 }
 
 func TestHTTPFetcherCachesDNS(t *testing.T) {
 	leak.Check(t)
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	srv, conns := countedServer(t)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 
@@ -629,7 +470,7 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 	if n := conns.n.Load(); n != 4 {
 		t.Errorf("%d connections, want 4", n)
 	}
-	if q := s.queries("a.test"); q != 1 {
+	if q := s.Queries("a.test"); q != 1 {
 		t.Errorf("4 fetches over new connections made %d DNS queries, want 1", q)
 	}
 }
@@ -638,13 +479,13 @@ func TestHTTPFetcherCachesDNS(t *testing.T) {
 // transport it made for a nil Client, or DNS, through which a transport of
 // NewTransportWith dials.
 func TestHTTPFetcherDNSStats(t *testing.T) {
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	loopback := fetch.AddressPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
 
-	dns := &fetch.DNSCache{Resolver: s.resolver()}
+	dns := &fetch.DNSCache{Resolver: s.Resolver()}
 	tr := fetch.NewTransportWith(dns)
 	tr.DisableKeepAlives = true // a dial, and so a lookup, per request
 	f := &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: loopback}
@@ -668,9 +509,9 @@ func TestHTTPFetcherDNSStats(t *testing.T) {
 // the next lookup asks the resolver. Through the fetcher, ForgetDNS does
 // the same for its cache, and nothing without one.
 func TestDNSCacheForget(t *testing.T) {
-	s := newDNSServer(t, testNames())
+	s := dnstest.New(t, testNames())
 	ctx := context.Background()
-	c := &fetch.DNSCache{Resolver: s.resolver()}
+	c := &fetch.DNSCache{Resolver: s.Resolver()}
 	for range 2 {
 		c.LookupNetIP(ctx, "nx.test")
 		c.LookupNetIP(ctx, "a.test")
@@ -679,15 +520,15 @@ func TestDNSCacheForget(t *testing.T) {
 	c.Forget("unknown.test") // nothing kept: nothing happens
 	c.LookupNetIP(ctx, "nx.test")
 	c.LookupNetIP(ctx, "a.test")
-	if nx, a := s.queries("nx.test"), s.queries("a.test"); nx != 2 || a != 1 {
+	if nx, a := s.Queries("nx.test"), s.Queries("a.test"); nx != 2 || a != 1 {
 		t.Errorf("after Forget(NX.test): %d queries for nx.test, %d for a.test; want 2, 1", nx, a)
 	}
 	c.Forget("a.test")
-	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) || s.queries("a.test") != 2 {
-		t.Errorf("after Forget(a.test): %v, %v, %d queries; want %v from a second query", addrs, err, s.queries("a.test"), loop4)
+	if addrs, err := c.LookupNetIP(ctx, "a.test"); err != nil || !slices.Equal(addrs, []netip.Addr{loop4}) || s.Queries("a.test") != 2 {
+		t.Errorf("after Forget(a.test): %v, %v, %d queries; want %v from a second query", addrs, err, s.Queries("a.test"), loop4)
 	}
 
-	dns := &fetch.DNSCache{Resolver: s.resolver()}
+	dns := &fetch.DNSCache{Resolver: s.Resolver()}
 	f := &fetch.HTTPFetcher{DNS: dns}
 	for range 2 {
 		if _, err := f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"}); crawler.ErrorKind(err) != crawler.KindDNS {
@@ -696,7 +537,7 @@ func TestDNSCacheForget(t *testing.T) {
 	}
 	f.ForgetDNS("nx2.test")
 	f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"})
-	if n := s.queries("nx2.test"); n != 2 {
+	if n := s.Queries("nx2.test"); n != 2 {
 		t.Errorf("3 fetches, ForgetDNS before the last: %d queries, want 2", n)
 	}
 	(&fetch.HTTPFetcher{Client: &http.Client{}}).ForgetDNS("nx2.test") // no cache: nothing to do
