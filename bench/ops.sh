@@ -26,7 +26,7 @@ for i in $(seq "$RUNS"); do
 		fi
 		pps=$(NO_PROXY=127.0.0.1 HTTP_PROXY=$proxy "$tmp/crawl" "${args[@]}" -delay -1s -delay-factor -1 -workers 32 \
 			-max-pages "$PAGES" -progress -1s -json "$seed" 2> /dev/null |
-			sed -n 's/.*"pages_per_sec": \([0-9]*\).*/\1/p')
+			sed -n 's/.*"pages_per_sec": \([0-9]*\).*/\1/p' | head -n 1) # the run's; -state adds the total's
 		[ -n "$scraper" ] && kill "$scraper" 2> /dev/null
 		echo "$v run=$i pages/s=$pps"
 	done

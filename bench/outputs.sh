@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures what -warc, -near-dups and -graph cost a crawl (README, "What a
+# Measures what -out, -warc, -near-dups and -graph cost a crawl (README, "What a
 # crawl keeps"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
 # answers take LATENCY, with 32 workers, RUNS rounds, each round running
 # every variant once in turn, and prints pages/s of each run. STATE=1 also
@@ -11,19 +11,20 @@ PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
 . "$(dirname "$0")/lib.sh"
 start_web -latency "$LATENCY"
 for i in $(seq "$RUNS"); do
-	for v in base warc near-dups graph all; do
+	for v in base out warc near-dups graph all; do
 		rm -rf "$tmp/out" && mkdir "$tmp/out"
 		args=()
 		[ "${STATE:-0}" = 1 ] && args=(-state "$tmp/out/state")
 		case $v in
+		out) args+=(-out "$tmp/out/pages.jsonl") ;;
 		warc) args+=(-warc "$tmp/out/warc") ;;
 		near-dups) args+=(-near-dups) ;;
 		graph) args+=(-graph "$tmp/out/graph") ;;
-		all) args+=(-warc "$tmp/out/warc" -near-dups -graph "$tmp/out/graph") ;;
+		all) args+=(-out "$tmp/out/pages.jsonl" -warc "$tmp/out/warc" -near-dups -graph "$tmp/out/graph") ;;
 		esac
 		pps=$(HTTP_PROXY=$proxy "$tmp/crawl" "${args[@]}" -delay -1s -delay-factor -1 -workers 32 \
 			-max-pages "$PAGES" -progress -1s -json "$seed" 2> /dev/null |
-			sed -n 's/.*"pages_per_sec": \([0-9]*\).*/\1/p')
+			sed -n 's/.*"pages_per_sec": \([0-9]*\).*/\1/p' | head -n 1) # the run's; -state adds the total's
 		echo "$v run=$i pages/s=$pps"
 	done
 done
