@@ -936,5 +936,9 @@ func checkDir(fs vfs.FS, dir string) error {
 		}
 	}
 	slices.Sort(names)
-	return fmt.Errorf("%w: %s holds %d files (%s, ...); give a new or empty directory", ErrNotState, dir, len(names), names[0])
+	held := names[0]
+	if len(names) > 1 {
+		held = fmt.Sprintf("%d files: %s, ...", len(names), names[0])
+	}
+	return fmt.Errorf("%w: %s holds %s; give a new or empty directory", ErrNotState, dir, held)
 }
