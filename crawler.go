@@ -18,6 +18,7 @@ import (
 	"crawler/internal/depths"
 	"crawler/politeness"
 	"crawler/seen"
+	"crawler/traps"
 )
 
 // Defaults of the Crawler, each used where its field is 0. The pacing
@@ -107,8 +108,9 @@ type Crawler struct {
 	Robots *politeness.RobotsCache
 	// Scope says which links are followed.
 	Scope Scope
-	// Traps bounds what crawler traps (endless URL spaces) can cost.
-	Traps Traps
+	// Traps bounds what crawler traps (endless URL spaces) can cost: the
+	// rules of package traps, counted in Stats.Traps by their names.
+	Traps traps.Config
 	// Pacing says when a host may be asked again: delays, backoff,
 	// Retry-After, retirement. The zero value is the polite default.
 	Pacing politeness.Pacing
@@ -195,7 +197,7 @@ type made struct {
 	revisitsOf frontier.Frontier
 	// traps are the trap rules and what they counted, for the frontier
 	// trapsOf: a Run that resumes the crawl carries on with them.
-	traps   *trapRules
+	traps   *traps.Guard
 	trapsOf frontier.Frontier
 }
 
@@ -493,7 +495,7 @@ type run struct {
 	canon    *canon.Canonicalizer
 	robots   *politeness.RobotsCache
 	scope    *scopeCheck
-	traps    *trapRules
+	traps    *traps.Guard
 	nearDups *nearDuplicates // nil without Crawler.NearDuplicates
 	log      *slog.Logger
 	stats    *counters
@@ -593,9 +595,9 @@ func (c *Crawler) newRun(h Handler) *run {
 		r.seen = m.seen
 	}
 	if m.traps == nil || m.trapsOf != r.frontier {
-		m.traps, m.trapsOf = newTrapRules(c.Traps), r.frontier
+		m.traps, m.trapsOf = traps.New(c.Traps), r.frontier
 	} else {
-		m.traps.configure(c.Traps)
+		m.traps.Configure(c.Traps)
 	}
 	r.traps = m.traps
 	if r.canon == nil {
@@ -862,7 +864,7 @@ func (r *run) commit() error {
 	if r.committer == nil {
 		return nil
 	}
-	r.traps.record()
+	r.traps.Record()
 	if err := r.committer.Commit(); err != nil {
 		return fmt.Errorf("crawler: frontier commit: %w", err)
 	}
@@ -970,7 +972,7 @@ func (e *StoppedError) Unwrap() error { return e.Cause }
 // checkContent records the content of an HTML page for the duplicate
 // rule of Traps, which may stop the page's path pattern.
 func (r *run) checkContent(o outcome) {
-	stopped, duplicate := r.traps.page(o.entry.URL, o.entry.Host, o.content)
+	stopped, duplicate := r.traps.Observe(o.entry.URL, o.entry.Host, o.content)
 	if duplicate {
 		r.stats.duplicateContent.Add(1)
 	}
@@ -1039,7 +1041,7 @@ func (r *run) discover(l link, referrer string) bool {
 		}
 		return false
 	}
-	if rule := r.traps.admit(l.url, l.host, referrer == ""); rule != "" {
+	if rule := r.traps.Admit(l.url, l.host, referrer == ""); rule != "" {
 		r.stats.addTrap(rule, 1)
 		return false
 	}

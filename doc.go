@@ -45,8 +45,9 @@
 // a host retired after 5 failures in a row), retries a failed URL twice,
 // follows at most 10 redirects, honours rel="nofollow", <meta
 // name="robots"> and X-Robots-Tag, bounds what crawler traps can cost
-// ([Traps]) and crawls breadth-first ([frontier.FIFO]; [frontier.AOPIC]
-// crawls the most important pages first). The default fetcher
+// ([Crawler.Traps], package [traps]) and crawls breadth-first
+// ([frontier.FIFO]; [frontier.AOPIC] crawls the most important pages
+// first). The default fetcher
 // ([fetch.HTTPFetcher]) reads at most 10 MiB of a body in at most 30 s,
 // keeps no cookies, caches DNS, and refuses to connect to loopback,
 // private, link-local and other special-purpose addresses, checked after
@@ -55,7 +56,7 @@
 //
 // # Zero and negative values
 //
-// Every number in a config struct of this SDK (Crawler, Scope, Traps,
+// Every number in a config struct of this SDK (Crawler, Scope, traps.Config,
 // politeness.Pacing and RobotsCache, fetch.HTTPFetcher and DNSCache) reads
 // the same way: 0 means the default, and a negative value switches off
 // what the field does. A delay, backoff or count of tries becomes none

@@ -18,6 +18,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/traps"
 )
 
 // faultCrawler is where the fault tests make their Crawler: the crawler's
@@ -327,7 +328,7 @@ func TestFaultMatrix(t *testing.T) {
 			// The 64 KiB href is dropped unread, the 4 KiB one by
 			// MaxURLLength; the 64 KiB Location is no usable target.
 			r.wantErrors(t, map[string]int64{crawler.KindBadRedirect: 1})
-			if n := r.stats.Traps[crawler.TrapURLLength]; n != 2 {
+			if n := r.stats.Traps[traps.URLLength]; n != 2 {
 				t.Errorf("Traps[url-length] = %d, want 2", n)
 			}
 			r.wantRequested(t, "/ok", "/redirect")

@@ -10,10 +10,10 @@ import (
 )
 
 // Names of what a Run keeps in a frontier.Keeper, so that a crawl resumed
-// from it (a durable store, after a restart or a crash) has it back.
+// from it (a durable store, after a restart or a crash) has it back. The
+// trap rules keep theirs (traps.Guard.Restore).
 const (
 	keptStats     = "crawler/stats"      // TotalStats as of the last commit
-	keptTraps     = "crawler/traps"      // the patterns Traps.DuplicatePages stopped
 	keptSeedHosts = "crawler/seed-hosts" // the hosts of every seed, which Scope.SameHost keeps to
 )
 
@@ -25,8 +25,7 @@ func (r *run) restore(k frontier.Keeper) error {
 	c := r.c
 	var before Stats
 	var hosts []string
-	blocked := map[string][]string{}
-	for name, v := range map[string]any{keptStats: &before, keptSeedHosts: &hosts, keptTraps: &blocked} {
+	for name, v := range map[string]any{keptStats: &before, keptSeedHosts: &hosts} {
 		found, err := kept(k, name, v)
 		if err != nil {
 			return err
@@ -38,15 +37,8 @@ func (r *run) restore(k frontier.Keeper) error {
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
 	}
-	for host, pats := range blocked {
-		for _, p := range pats {
-			r.traps.block(host, p)
-		}
-	}
-	if rec, ok := k.(frontier.Recorder); ok && r.traps.rec == nil {
-		if err := r.traps.restore(rec); err != nil {
-			return err
-		}
+	if err := r.traps.Restore(k); err != nil {
+		return err
 	}
 
 	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })
@@ -57,15 +49,6 @@ func (r *run) restore(k frontier.Keeper) error {
 		}
 		keptHosts = len(c.made.seedHosts)
 		return marshal(slices.Sorted(maps.Keys(c.made.seedHosts)))
-	})
-	keptBlocked := r.traps.blockedCount()
-	k.Keep(keptTraps, func() []byte {
-		n := r.traps.blockedCount()
-		if n == keptBlocked {
-			return nil
-		}
-		keptBlocked = n
-		return marshal(r.traps.blockedPatterns())
 	})
 	return nil
 }

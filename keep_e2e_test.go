@@ -12,6 +12,7 @@ import (
 
 	"crawler"
 	"crawler/store"
+	"crawler/traps"
 )
 
 // reopen closes st, if not nil, and opens the store on fs again, as a
@@ -150,14 +151,14 @@ func TestResumeKeepsHostBudgets(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		pages map[string]response
-		traps crawler.Traps
+		traps traps.Config
 		rule  string
 		never []string // pages the first Run's counts keep out of the second
 	}{
 		// The first Run queues "/" and /p/0-3: 5, the budget.
-		{"host budget", budget, crawler.Traps{MaxPagesPerHost: 5}, crawler.TrapHostBudget, []string{"/q/0", "/q/1", "/q/2", "/q/3"}},
+		{"host budget", budget, traps.Config{MaxPagesPerHost: 5}, traps.HostBudget, []string{"/q/0", "/q/1", "/q/2", "/q/3"}},
 		// The first Run queues ?m=0 and ?m=1: 2 values, the most.
-		{"query values", query, crawler.Traps{MaxQueryValues: 2}, crawler.TrapQueryValues, []string{"/c?m=2", "/c?m=3"}},
+		{"query values", query, traps.Config{MaxQueryValues: 2}, traps.QueryValues, []string{"/c?m=2", "/c?m=3"}},
 	} {
 		for _, durable := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/durable=%v", tc.name, durable), func(t *testing.T) {

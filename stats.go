@@ -4,6 +4,7 @@ import (
 	"context"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/traps"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,7 @@ type Stats struct {
 	BadLinks         int64            // links that were not valid URLs (a bad host, port or IPv6 literal)
 	OtherSchemes     int64            // links with a scheme other than http(s) (mailto:, javascript:, ftp:, ...), not followed
 	LinksTruncated   int64            // HTML pages whose links were cut short: more than MaxLinksPerPage
-	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see Traps and the Trap constants)
+	Traps            map[string]int64 // URLs not followed or not fetched, by trap rule (see traps.Config and the rule names of package traps)
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the crawl had (one Traps.DuplicateWindow remembers)
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
@@ -367,7 +368,7 @@ func (c *counters) addError(kind string) {
 }
 
 // trapRuleNames are the trap rules, in the order of counters.traps.
-var trapRuleNames = [...]string{TrapURLLength, TrapPathDepth, TrapSegmentRepeats, TrapHostBudget, TrapQueryValues, TrapDuplicates}
+var trapRuleNames = [...]string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats, traps.HostBudget, traps.QueryValues, traps.Duplicates}
 
 // maxTrapPatterns bounds Stats.TrapPatterns.
 const maxTrapPatterns = 100

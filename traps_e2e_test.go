@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"crawler"
+	"crawler/traps"
 )
 
 // trapSite serves 20 good pages and four endless URL spaces: session ids
@@ -90,7 +90,7 @@ func TestTrapsEndToEnd(t *testing.T) {
 	s := newTrapSite(t)
 	var pages collect
 	c := fast(&pages)
-	c.Traps = crawler.Traps{MaxQueryValues: 30, MaxPathDepth: 8}
+	c.Traps = traps.Config{MaxQueryValues: 30, MaxPathDepth: 8}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := c.Run(ctx, s.URL+"/"); err != nil {
@@ -112,17 +112,17 @@ func TestTrapsEndToEnd(t *testing.T) {
 	}{
 		// Ten duplicates stop the pattern; what was queued by then is
 		// skipped, and what was in flight (4 workers) is fetched.
-		{"sid", crawler.DefaultDuplicatePages + 1 + 4},
+		{"sid", traps.DefaultDuplicatePages + 1 + 4},
 		{"calendar", 30},
 		{"deep", 1 << 8},
-		{"soft404", 2*(crawler.DefaultDuplicatePages+4) + 1}, // two patterns: /more and /again
+		{"soft404", 2*(traps.DefaultDuplicatePages+4) + 1}, // two patterns: /more and /again
 	}
 	for _, b := range bounds {
 		if n := s.count(b.kind); n == 0 || n > b.max {
 			t.Errorf("%s trap: %d requests, want 1..%d", b.kind, n, b.max)
 		}
 	}
-	for _, rule := range []string{crawler.TrapDuplicates, crawler.TrapQueryValues, crawler.TrapPathDepth} {
+	for _, rule := range []string{traps.Duplicates, traps.QueryValues, traps.PathDepth} {
 		if st.Traps[rule] == 0 {
 			t.Errorf("Stats.Traps[%q] = 0", rule)
 		}
@@ -132,15 +132,15 @@ func TestTrapsEndToEnd(t *testing.T) {
 			t.Errorf("TrapPatterns %v lack %q", st.TrapPatterns, want)
 		}
 	}
-	if st.DuplicateContent < 2*crawler.DefaultDuplicatePages {
-		t.Errorf("DuplicateContent = %d, want at least %d", st.DuplicateContent, 2*crawler.DefaultDuplicatePages)
+	if st.DuplicateContent < 2*traps.DefaultDuplicatePages {
+		t.Errorf("DuplicateContent = %d, want at least %d", st.DuplicateContent, 2*traps.DefaultDuplicatePages)
 	}
 	// URLs of a stopped pattern that were already queued reach the Handler
 	// with ErrTrap, unfetched.
 	skipped := 0
 	for _, u := range pages.urls() {
 		if p := pages.page(u); p.Err != nil {
-			if !errors.Is(p.Err, crawler.ErrTrap) {
+			if !errors.Is(p.Err, traps.ErrTrap) {
 				t.Errorf("%s: unexpected error %v", u, p.Err)
 			}
 			skipped++
@@ -156,13 +156,13 @@ func TestTrapsEndToEnd(t *testing.T) {
 func TestHostBudget(t *testing.T) {
 	s := newTrapSite(t)
 	c := fast(nil)
-	c.Traps = crawler.Traps{MaxPagesPerHost: 5}
+	c.Traps = traps.Config{MaxPagesPerHost: 5}
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
 	st := c.Stats()
-	if st.Requests != 5 || st.Traps[crawler.TrapHostBudget] == 0 {
-		t.Errorf("requests %d, host-budget %d: want 5 and > 0", st.Requests, st.Traps[crawler.TrapHostBudget])
+	if st.Requests != 5 || st.Traps[traps.HostBudget] == 0 {
+		t.Errorf("requests %d, host-budget %d: want 5 and > 0", st.Requests, st.Traps[traps.HostBudget])
 	}
 }
 
@@ -200,7 +200,7 @@ func TestDuplicateWindow(t *testing.T) {
 		s.reset()
 		c := fast(nil)
 		c.Workers = 1
-		c.Traps = crawler.Traps{DuplicatePages: 3, DuplicateWindow: tc.window}
+		c.Traps = traps.Config{DuplicatePages: 3, DuplicateWindow: tc.window}
 		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 			t.Fatal(err)
 		}

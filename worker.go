@@ -17,6 +17,7 @@ import (
 	"crawler/internal/links"
 	"crawler/politeness"
 	"crawler/sitemap"
+	"crawler/traps"
 
 	"github.com/zeebo/xxh3"
 )
@@ -42,9 +43,8 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		return o
 	}
 	defer r.hostTab.end(e.Host)
-	if r.traps.isBlocked(e.URL, e.Host) {
-		r.stats.addTrap(TrapDuplicates, 1)
-		err := fmt.Errorf("%w: %s%s", ErrTrap, e.Host, urlPattern(e.URL))
+	if err := r.traps.Stopped(e.URL, e.Host); err != nil {
+		r.stats.addTrap(traps.Duplicates, 1)
 		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), &o)
 		return o
@@ -306,7 +306,7 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 		r.log.Warn("links cut short", "url", e.URL, "max_links", r.maxLinks)
 	}
 	if ex.LongHrefs > 0 {
-		r.stats.addTrap(TrapURLLength, int64(ex.LongHrefs))
+		r.stats.addTrap(traps.URLLength, int64(ex.LongHrefs))
 	}
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.MetaNoFollow, p.NoIndex || ex.MetaNoIndex
 	p.Title = ex.Title
@@ -457,7 +457,7 @@ func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct
 			r.stats.otherSchemes.Add(1)
 			continue
 		case errors.Is(err, canon.ErrTooLong):
-			r.stats.addTrap(TrapURLLength, 1)
+			r.stats.addTrap(traps.URLLength, 1)
 			continue
 		default:
 			r.stats.badLinks.Add(1)
@@ -535,7 +535,7 @@ func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 func (r *run) addLink(o *outcome, u string, depth, hops int) {
 	fp, host := canon.Fingerprint(u), canon.Host(u)
 	o.linkFPs = append(o.linkFPs, fp)
-	if rule := r.traps.checkURL(u); rule != "" {
+	if rule := r.traps.Check(u); rule != "" {
 		r.stats.addTrap(rule, 1)
 		return
 	}

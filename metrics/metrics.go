@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"crawler"
+	"crawler/traps"
 )
 
 // Defaults of [Options], each used where its field is zero.
@@ -193,8 +194,8 @@ var errorKinds = []string{crawler.KindTimeout, crawler.KindDNS, crawler.KindRefu
 	crawler.KindHeaderTooLarge, crawler.KindOther}
 
 // trapRules are the trap rules exported even while their count is 0.
-var trapRules = []string{crawler.TrapURLLength, crawler.TrapPathDepth, crawler.TrapSegmentRepeats,
-	crawler.TrapHostBudget, crawler.TrapQueryValues, crawler.TrapDuplicates}
+var trapRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
+	traps.HostBudget, traps.QueryValues, traps.Duplicates}
 
 // Describe sends the descriptors of every metric the collector exports.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {

@@ -26,6 +26,7 @@ import (
 	"crawler/internal/leak"
 	"crawler/metrics"
 	"crawler/politeness"
+	"crawler/traps"
 )
 
 // Misbehaving hosts of the acceptance test's web, by host index.
@@ -296,8 +297,8 @@ var (
 		crawler.KindTLS, crawler.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
 		crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, crawler.KindBlockedAddress,
 		crawler.KindHeaderTooLarge, crawler.KindOther}
-	knownRules = []string{crawler.TrapURLLength, crawler.TrapPathDepth, crawler.TrapSegmentRepeats,
-		crawler.TrapHostBudget, crawler.TrapQueryValues, crawler.TrapDuplicates}
+	knownRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
+		traps.HostBudget, traps.QueryValues, traps.Duplicates}
 )
 
 // expectedCounters returns every counter series a scrape of st and hs

@@ -19,6 +19,7 @@ import (
 	"crawler/render"
 	"crawler/simhash"
 	"crawler/status"
+	"crawler/traps"
 	"crawler/warc"
 )
 
@@ -42,7 +43,7 @@ type options struct {
 	maxRetries         int
 	rate               float64
 	pacing             politeness.Pacing
-	traps              crawler.Traps
+	traps              traps.Config
 	addresses          addressFlags
 	hostStats          string
 	sameHost, demo     bool

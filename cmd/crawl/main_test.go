@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/traps"
 )
 
 // -demo crawls its own web: -max-pages requests, one -out record each, and
@@ -187,10 +188,10 @@ func TestPacingFlags(t *testing.T) {
 		DelayFactor: politeness.DefaultDelayFactor, MaxAdaptiveDelay: politeness.DefaultMaxAdaptiveDelay,
 		MaxRetryAfter: politeness.DefaultMaxRetryAfter, Backoff: politeness.DefaultBackoff, MaxBackoff: politeness.DefaultMaxBackoff,
 		MaxFailures: politeness.DefaultMaxFailures}
-	traps := crawler.Traps{MaxURLLength: crawler.DefaultMaxURLLength, MaxPathDepth: crawler.DefaultMaxPathDepth,
-		MaxSegmentRepeats: crawler.DefaultMaxSegmentRepeats, MaxPagesPerHost: -1, MaxQueryValues: -1,
-		DuplicatePages: crawler.DefaultDuplicatePages, DuplicateWindow: crawler.DefaultDuplicateWindow}
-	if o.pacing != pacing || o.traps != traps ||
+	wantTraps := traps.Config{MaxURLLength: traps.DefaultMaxURLLength, MaxPathDepth: traps.DefaultMaxPathDepth,
+		MaxSegmentRepeats: traps.DefaultMaxSegmentRepeats, MaxPagesPerHost: -1, MaxQueryValues: -1,
+		DuplicatePages: traps.DefaultDuplicatePages, DuplicateWindow: traps.DefaultDuplicateWindow}
+	if o.pacing != pacing || o.traps != wantTraps ||
 		o.maxRetries != crawler.DefaultMaxRetries || o.rate != 0 || o.workers != crawler.DefaultWorkers || o.perHost != 1 {
 		t.Errorf("default flags gave pacing %+v, traps %+v, retries %d, rate %v, workers %d, per-host %d; want the library's defaults",
 			o.pacing, o.traps, o.maxRetries, o.rate, o.workers, o.perHost)
@@ -255,14 +256,14 @@ func TestRateAndHostStats(t *testing.T) {
 	}
 }
 
-// Each trap flag sets its field of crawler.Traps.
+// Each trap flag sets its field of traps.Config.
 func TestTrapFlags(t *testing.T) {
 	o, _, err := parseFlags([]string{"-max-url-length", "-1", "-max-path-depth", "7", "-max-segment-repeats", "-1",
 		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "-duplicate-window", "4096", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := crawler.Traps{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1, DuplicateWindow: 4096}
+	want := traps.Config{MaxURLLength: -1, MaxPathDepth: 7, MaxSegmentRepeats: -1, MaxPagesPerHost: 100, MaxQueryValues: 50, DuplicatePages: -1, DuplicateWindow: 4096}
 	if o.traps != want {
 		t.Errorf("flags gave %+v, want %+v", o.traps, want)
 	}

@@ -1,11 +1,9 @@
-package crawler
+package traps
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -14,11 +12,10 @@ import (
 
 	"crawler/canon"
 	"crawler/frontier"
-	"crawler/politeness"
 	"crawler/seen"
 )
 
-// Defaults of [Traps].
+// Defaults of [Config].
 const (
 	// DefaultMaxURLLength is the longest URL followed, in bytes (the
 	// common limit of browsers and sitemaps).
@@ -38,41 +35,39 @@ const (
 	DefaultDuplicateWindow = 1 << 20
 )
 
-// Trap rules, the keys of [Stats].Traps.
+// Names of the trap rules: the keys of the crawler's Stats.Traps, which
+// the CLI prints and metrics label. They do not change.
 const (
-	TrapURLLength      = "url-length"        // URL longer than MaxURLLength, or than canon.MaxLength whatever MaxURLLength says
-	TrapPathDepth      = "path-depth"        // more path segments than MaxPathDepth
-	TrapSegmentRepeats = "segment-repeats"   // a path segment repeated more than MaxSegmentRepeats times
-	TrapHostBudget     = "host-budget"       // the host already has MaxPagesPerHost URLs
-	TrapQueryValues    = "query-values"      // a query parameter with more than MaxQueryValues values on the host
-	TrapDuplicates     = "duplicate-pattern" // a host and path pattern that kept serving content already seen
+	URLLength      = "url-length"        // URL longer than MaxURLLength, or than canon.MaxLength whatever MaxURLLength says
+	PathDepth      = "path-depth"        // more path segments than MaxPathDepth
+	SegmentRepeats = "segment-repeats"   // a path segment repeated more than MaxSegmentRepeats times
+	HostBudget     = "host-budget"       // the host already has MaxPagesPerHost URLs
+	QueryValues    = "query-values"      // a query parameter with more than MaxQueryValues values on the host
+	Duplicates     = "duplicate-pattern" // a host and path pattern that kept serving content already seen
 )
 
 // ErrTrap is the Err of a page that was not fetched because its URL
-// pattern was found to be a trap after it had been queued.
+// pattern was found to be a trap after it had been queued (see
+// [Guard.Stopped]). Its text is the one it had as crawler.ErrTrap, since
+// pages' errors reach users' outputs (the CLI's -out records).
 var ErrTrap = errors.New("crawler: URL pattern is a trap")
 
-// Traps are the crawl's defences against crawler traps: endless URL spaces
-// such as calendars, session ids in links, ever-deeper paths and soft-404
-// pages that answer any path. An importance-ordered frontier
-// ([frontier.AOPIC]) already starves most of them of credit; these rules
-// bound what is left, whatever the frontier. A URL a rule rejects is not
-// followed and is counted in Stats.Traps under the rule's name.
+// Config is a crawl's defences against crawler traps (the crawler's
+// Crawler.Traps). An importance-ordered frontier ([frontier.AOPIC])
+// already starves most traps of credit; these rules bound what is left,
+// whatever the frontier. A URL a rule rejects is not followed and is
+// counted in the crawler's Stats.Traps under the rule's name.
 //
 // In each field, 0 means the default and a negative value turns the rule
-// off, as everywhere in the package. The rules that could cut a
+// off, as everywhere in the crawler. The rules that could cut a
 // legitimate site short (a budget per host, a bound on a parameter's
-// values) are off by default. For rules of
-// your own, use Scope.Allow, or a Handler that edits Page.Links.
+// values) are off by default. For rules of your own, use the crawler's
+// Scope.Allow, or a Handler that edits Page.Links.
 //
 // What the rules have counted is the crawl's, not one Run's: a Run that
-// resumes a crawl on the same Frontier carries on with it. A durable
-// Frontier (the store) keeps the patterns stopped, as a frontier.Keeper,
-// and the URLs each host has queued and the values each query parameter
-// has taken, as a frontier.Recorder, so that a crawl resumed after a
-// restart or a crash spends no budget twice; the counts start when their
-// rule is on. The contents seen start anew after a restart.
-type Traps struct {
+// resumes a crawl on the same Frontier carries on with it (see the
+// package doc on durable state).
+type Config struct {
 	// MaxURLLength is the longest URL followed, in bytes. 0:
 	// DefaultMaxURLLength; negative: no limit but canon.MaxLength.
 	MaxURLLength int
@@ -84,7 +79,7 @@ type Traps struct {
 	// DefaultMaxSegmentRepeats; negative: no limit.
 	MaxSegmentRepeats int
 	// MaxPagesPerHost is the most URLs of one host that the crawl queues
-	// (seeds included), in all the Runs that resume it (see Traps). 0 or
+	// (seeds included), in all the Runs that resume it (see Config). 0 or
 	// negative: no limit.
 	MaxPagesPerHost int
 	// MaxQueryValues is the most distinct values one query parameter name
@@ -115,11 +110,13 @@ type Traps struct {
 	DuplicateWindow int
 }
 
-// trapRules are the Traps of a crawl, defaults filled in, with the state
-// of the stateful rules, which the Runs on one frontier share (one at a
-// time). The stateless check (checkURL) runs on workers; the rest is
-// called by the scheduler and, for blocked, by workers too.
-type trapRules struct {
+// Guard applies the rules of a Config, defaults filled in, and holds the
+// state of the stateful rules, which the Runs on one frontier share (one
+// at a time). Check and Stopped are safe for concurrent use; Admit,
+// Observe, Record and Restore are called by one goroutine at a time (the
+// crawler's scheduler), alongside them; Configure by nothing else at the
+// time. Make one with New.
+type Guard struct {
 	maxURLLength, maxPathDepth, maxSegmentRepeats   int
 	maxPagesPerHost, maxQueryValues, duplicatePages int
 
@@ -146,38 +143,49 @@ type hostPattern struct{ host, pattern string }
 // content was seen before, and those in a row up to the last.
 type patternCount struct{ pages, duplicates, streak int }
 
-func newTrapRules(t Traps) *trapRules {
-	r := &trapRules{
+// New returns a Guard of the rules of c, with nothing counted yet.
+func New(c Config) *Guard {
+	r := &Guard{
 		dirty:       map[string]struct{}{},
 		perHost:     map[string]int{},
 		queryValues: map[string]map[uint64]struct{}{},
 		patterns:    map[hostPattern]*patternCount{},
 		blocked:     map[string]map[string]bool{},
 	}
-	r.configure(t)
+	r.Configure(c)
 	return r
 }
 
-// configure sets the rules' limits from t, for a Run of the crawl. The
-// counts stay; the contents seen stay unless t changes their window.
-func (t *trapRules) configure(c Traps) {
-	t.maxURLLength = politeness.Or(c.MaxURLLength, DefaultMaxURLLength)
-	t.maxPathDepth = politeness.Or(c.MaxPathDepth, DefaultMaxPathDepth)
-	t.maxSegmentRepeats = politeness.Or(c.MaxSegmentRepeats, DefaultMaxSegmentRepeats)
+// Configure sets the rules' limits from c, for a Run that resumes the
+// crawl. The counts stay; the contents seen stay unless c changes their
+// window. No other method may run meanwhile.
+func (t *Guard) Configure(c Config) {
+	t.maxURLLength = or(c.MaxURLLength, DefaultMaxURLLength)
+	t.maxPathDepth = or(c.MaxPathDepth, DefaultMaxPathDepth)
+	t.maxSegmentRepeats = or(c.MaxSegmentRepeats, DefaultMaxSegmentRepeats)
 	t.maxPagesPerHost = max(c.MaxPagesPerHost, 0)
 	t.maxQueryValues = max(c.MaxQueryValues, 0)
-	t.duplicatePages = politeness.Or(c.DuplicatePages, DefaultDuplicatePages)
-	if limit := politeness.Or(c.DuplicateWindow, DefaultDuplicateWindow); t.content.newer == nil || windowHalf(limit) != t.content.half {
+	t.duplicatePages = or(c.DuplicatePages, DefaultDuplicatePages)
+	if limit := or(c.DuplicateWindow, DefaultDuplicateWindow); t.content.newer == nil || windowHalf(limit) != t.content.half {
 		t.content = newContentWindow(limit)
 	}
 }
 
-// checkURL applies the rules that need nothing but the canonical URL u,
-// and returns the name of the first that rejects it, or "". It is safe
-// for concurrent use.
-func (t *trapRules) checkURL(u string) string {
+// or is v, or def if v is 0: a field of Config and its default.
+func or(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Check applies the rules that need nothing but the canonical URL u
+// (URLLength, PathDepth, SegmentRepeats), and returns the name of the
+// first that rejects it, or "". The crawler's workers call it on each
+// link, before it is queued. It is safe for concurrent use.
+func (t *Guard) Check(u string) string {
 	if t.maxURLLength > 0 && len(u) > t.maxURLLength {
-		return TrapURLLength
+		return URLLength
 	}
 	if t.maxPathDepth <= 0 && t.maxSegmentRepeats <= 0 {
 		return ""
@@ -185,10 +193,10 @@ func (t *trapRules) checkURL(u string) string {
 	path, _ := canon.PathQuery(u)
 	segs := strings.Count(path, "/")
 	if t.maxPathDepth > 0 && segs > t.maxPathDepth {
-		return TrapPathDepth
+		return PathDepth
 	}
 	if t.maxSegmentRepeats > 0 && segs > t.maxSegmentRepeats && repeatsSegment(path, t.maxSegmentRepeats) {
-		return TrapSegmentRepeats
+		return SegmentRepeats
 	}
 	return ""
 }
@@ -227,19 +235,20 @@ func nextSegment(path string) (seg, rest string) {
 	return path, ""
 }
 
-// admit applies the stateful rules to a URL new to the crawl (the
-// scheduler calls it after the seen-test) and returns the name of the
-// first that rejects it, or "". An admitted URL counts against its host's
-// budget. A seed is always admitted, and counted.
-func (t *trapRules) admit(u, host string, seed bool) string {
+// Admit applies the stateful rules (HostBudget, Duplicates, QueryValues)
+// to u, a canonical URL of host new to the crawl, and returns the name of
+// the first that rejects it, or "". The crawler's scheduler calls it after
+// the seen-test, before it queues u. An admitted URL counts against its
+// host's budget. A seed is always admitted, and counted.
+func (t *Guard) Admit(u, host string, seed bool) string {
 	switch {
 	case seed:
 	case t.maxPagesPerHost > 0 && t.perHost[host] >= t.maxPagesPerHost:
-		return TrapHostBudget
+		return HostBudget
 	case t.isBlocked(u, host):
-		return TrapDuplicates
+		return Duplicates
 	case t.maxQueryValues > 0 && !t.admitQuery(u, host):
-		return TrapQueryValues
+		return QueryValues
 	}
 	if t.maxPagesPerHost > 0 {
 		t.perHost[host]++
@@ -252,7 +261,7 @@ func (t *trapRules) admit(u, host string, seed bool) string {
 
 // admitQuery records the values of u's query parameters for host and
 // reports whether none of them is a new value beyond MaxQueryValues.
-func (t *trapRules) admitQuery(u, host string) bool {
+func (t *Guard) admitQuery(u, host string) bool {
 	_, query := canon.PathQuery(u)
 	type pending struct {
 		key string
@@ -289,9 +298,12 @@ func (t *trapRules) admitQuery(u, host string) bool {
 	return true
 }
 
-// page records the content fingerprint of a fetched HTML page and reports
-// the pattern it stopped, if this page was the one that tipped it.
-func (t *trapRules) page(u, host string, content uint64) (stopped string, duplicate bool) {
+// Observe records content, the fingerprint of a fetched HTML page at u of
+// host, and reports whether it was seen before (and remembered: see
+// Config.DuplicateWindow) and the pattern it stopped, as host and pattern
+// ("example.com/calendar?month"), if this page was the one that tipped
+// it. The crawler's scheduler calls it with each HTML page's outcome.
+func (t *Guard) Observe(u, host string, content uint64) (stopped string, duplicate bool) {
 	duplicate = !t.content.add(content)
 	if t.duplicatePages <= 0 {
 		return "", duplicate
@@ -321,7 +333,7 @@ func (t *trapRules) page(u, host string, content uint64) (stopped string, duplic
 
 // block stops the path pattern pat of host, and reports whether it was not
 // stopped yet. It is safe for concurrent use.
-func (t *trapRules) block(host, pat string) bool {
+func (t *Guard) block(host, pat string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.blocked[host][pat] {
@@ -336,14 +348,14 @@ func (t *trapRules) block(host, pat string) bool {
 }
 
 // blockedCount reports how many patterns are stopped.
-func (t *trapRules) blockedCount() int {
+func (t *Guard) blockedCount() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.nBlocked
 }
 
 // blockedPatterns returns the stopped patterns of each host, sorted.
-func (t *trapRules) blockedPatterns() map[string][]string {
+func (t *Guard) blockedPatterns() map[string][]string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	m := make(map[string][]string, len(t.blocked))
@@ -353,9 +365,21 @@ func (t *trapRules) blockedPatterns() map[string][]string {
 	return m
 }
 
+// Stopped returns an error wrapping ErrTrap, which names the host and
+// pattern, if u's pattern on host is no longer followed (the Duplicates
+// rule stopped it after u was queued), or nil. The crawler's workers call
+// it before they fetch u. It is safe for concurrent use, and cheap for
+// hosts without a stopped pattern.
+func (t *Guard) Stopped(u, host string) error {
+	if !t.isBlocked(u, host) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s%s", ErrTrap, host, urlPattern(u))
+}
+
 // isBlocked reports whether u's pattern is no longer followed. It is safe
 // for concurrent use, and cheap for hosts without a stopped pattern.
-func (t *trapRules) isBlocked(u, host string) bool {
+func (t *Guard) isBlocked(u, host string) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	pats := t.blocked[host]
@@ -441,61 +465,3 @@ func (w *contentWindow) remembered() int { return w.newer.Len() + w.old.Len() }
 
 // memoryBytes reports the size of the tables.
 func (w *contentWindow) memoryBytes() int { return w.newer.MemoryBytes() + w.old.MemoryBytes() }
-
-// Names of the records a Recorder keeps for the trap rules.
-const (
-	keptHostURLs    = "crawler/host-urls"    // per host: the URLs it queued (MaxPagesPerHost)
-	keptQueryValues = "crawler/query-values" // per host, parameter and value (MaxQueryValues)
-)
-
-// record writes, with the step in progress, the counts that changed in it.
-func (t *trapRules) record() {
-	if t.rec == nil || len(t.dirty) == 0 {
-		return
-	}
-	for host := range t.dirty {
-		b := binary.AppendUvarint(nil, uint64(t.perHost[host]))
-		t.rec.Record(keptHostURLs, xxh3.HashString(host), append(b, host...))
-	}
-	clear(t.dirty)
-}
-
-// queryValueRecord is the record of value hash v of the host and parameter
-// name in key (host "\x00" name): v, big-endian, then key. Its id is its
-// hash, so that writing it twice writes one record.
-func queryValueRecord(key string, v uint64) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, v), key...)
-}
-
-// restore reads the counts rec kept, and has rec keep them from now on.
-func (t *trapRules) restore(rec frontier.Recorder) error {
-	err := rec.Records(keptHostURLs, func(id uint64, b []byte) error {
-		n, size := binary.Uvarint(b)
-		if size <= 0 || size == len(b) || n > math.MaxInt32 {
-			return fmt.Errorf("crawler: the frontier's record of a host's URLs (%x) is damaged", id)
-		}
-		t.perHost[string(b[size:])] = int(n)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = rec.Records(keptQueryValues, func(id uint64, b []byte) error {
-		if len(b) < 8 || !strings.Contains(string(b[8:]), "\x00") {
-			return fmt.Errorf("crawler: the frontier's record of a query value (%x) is damaged", id)
-		}
-		key := string(b[8:])
-		set := t.queryValues[key]
-		if set == nil {
-			set = map[uint64]struct{}{}
-			t.queryValues[key] = set
-		}
-		set[binary.BigEndian.Uint64(b)] = struct{}{}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	t.rec = rec
-	return nil
-}

@@ -1,6 +1,7 @@
-package crawler
+package traps
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,31 +14,31 @@ func TestTrapCheckURL(t *testing.T) {
 	deep := "http://h/" + strings.Repeat("x/", 20) + "y"
 	tests := []struct {
 		url   string
-		traps Traps
+		traps Config
 		want  string
 	}{
-		{"http://h/", Traps{}, ""},
-		{"http://h", Traps{}, ""},
-		{"http://h/a/b/c?x=1", Traps{}, ""},
-		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Traps{}, TrapURLLength},
-		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Traps{MaxURLLength: -1}, ""},
-		{"http://h/abcdef", Traps{MaxURLLength: 10}, TrapURLLength},
-		{"http://h/" + strings.Repeat("s/", 19) + "y", Traps{MaxSegmentRepeats: -1}, ""},
-		{deep, Traps{MaxSegmentRepeats: -1}, TrapPathDepth},
-		{deep, Traps{MaxSegmentRepeats: -1, MaxPathDepth: -1}, ""},
-		{"http://h/a/b/c/d", Traps{MaxPathDepth: 3}, TrapPathDepth},
-		{"http://h/a/b/c", Traps{MaxPathDepth: 3}, ""},
-		{"http://h/a/b/a/b/a/b", Traps{}, ""},                   // "a" three times: the limit
-		{"http://h/a/b/a/b/a/b/a", Traps{}, TrapSegmentRepeats}, // four
-		{"http://h/a/b/a/b/a/b/a", Traps{MaxSegmentRepeats: -1}, ""},
-		{"http://h/a/a/b", Traps{MaxSegmentRepeats: 1}, TrapSegmentRepeats},
-		{"http://h/a//a/b/", Traps{MaxSegmentRepeats: 2}, ""}, // empty segments do not count
-		{"http://h/x?a/a/a/a/a", Traps{}, ""},                 // the query is not the path
-		{"http://h/p/1/1/1/1", Traps{}, TrapSegmentRepeats},
+		{"http://h/", Config{}, ""},
+		{"http://h", Config{}, ""},
+		{"http://h/a/b/c?x=1", Config{}, ""},
+		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Config{}, URLLength},
+		{"http://h/" + strings.Repeat("a", DefaultMaxURLLength), Config{MaxURLLength: -1}, ""},
+		{"http://h/abcdef", Config{MaxURLLength: 10}, URLLength},
+		{"http://h/" + strings.Repeat("s/", 19) + "y", Config{MaxSegmentRepeats: -1}, ""},
+		{deep, Config{MaxSegmentRepeats: -1}, PathDepth},
+		{deep, Config{MaxSegmentRepeats: -1, MaxPathDepth: -1}, ""},
+		{"http://h/a/b/c/d", Config{MaxPathDepth: 3}, PathDepth},
+		{"http://h/a/b/c", Config{MaxPathDepth: 3}, ""},
+		{"http://h/a/b/a/b/a/b", Config{}, ""},               // "a" three times: the limit
+		{"http://h/a/b/a/b/a/b/a", Config{}, SegmentRepeats}, // four
+		{"http://h/a/b/a/b/a/b/a", Config{MaxSegmentRepeats: -1}, ""},
+		{"http://h/a/a/b", Config{MaxSegmentRepeats: 1}, SegmentRepeats},
+		{"http://h/a//a/b/", Config{MaxSegmentRepeats: 2}, ""}, // empty segments do not count
+		{"http://h/x?a/a/a/a/a", Config{}, ""},                 // the query is not the path
+		{"http://h/p/1/1/1/1", Config{}, SegmentRepeats},
 	}
 	for _, tt := range tests {
-		if got := newTrapRules(tt.traps).checkURL(tt.url); got != tt.want {
-			t.Errorf("checkURL(%.60q) with %+v = %q, want %q", tt.url, tt.traps, got, tt.want)
+		if got := New(tt.traps).Check(tt.url); got != tt.want {
+			t.Errorf("Check(%.60q) with %+v = %q, want %q", tt.url, tt.traps, got, tt.want)
 		}
 	}
 }
@@ -63,45 +64,45 @@ func TestURLPattern(t *testing.T) {
 
 func TestTrapAdmit(t *testing.T) {
 	t.Run("host budget", func(t *testing.T) {
-		r := newTrapRules(Traps{MaxPagesPerHost: 2})
-		if got := r.admit("http://a/0", "a", true); got != "" {
+		r := New(Config{MaxPagesPerHost: 2})
+		if got := r.Admit("http://a/0", "a", true); got != "" {
 			t.Fatalf("seed rejected: %q", got)
 		}
-		if got := r.admit("http://a/1", "a", false); got != "" {
+		if got := r.Admit("http://a/1", "a", false); got != "" {
 			t.Fatalf("second URL rejected: %q", got)
 		}
-		if got := r.admit("http://a/2", "a", false); got != TrapHostBudget {
-			t.Fatalf("third URL: %q, want %q", got, TrapHostBudget)
+		if got := r.Admit("http://a/2", "a", false); got != HostBudget {
+			t.Fatalf("third URL: %q, want %q", got, HostBudget)
 		}
-		if got := r.admit("http://a/3", "a", true); got != "" {
+		if got := r.Admit("http://a/3", "a", true); got != "" {
 			t.Fatalf("a seed over budget rejected: %q", got)
 		}
-		if got := r.admit("http://b/1", "b", false); got != "" {
+		if got := r.Admit("http://b/1", "b", false); got != "" {
 			t.Fatalf("another host rejected: %q", got)
 		}
 	})
 	t.Run("query values", func(t *testing.T) {
-		r := newTrapRules(Traps{MaxQueryValues: 2})
+		r := New(Config{MaxQueryValues: 2})
 		for _, u := range []string{"http://a/c?m=1", "http://a/c?m=2", "http://a/c?m=1&x=9", "http://a/other?m=2", "http://b/c?m=3"} {
-			if got := r.admit(u, strings.Split(u, "/")[2], false); got != "" {
-				t.Errorf("admit(%q) = %q, want admitted", u, got)
+			if got := r.Admit(u, strings.Split(u, "/")[2], false); got != "" {
+				t.Errorf("Admit(%q) = %q, want admitted", u, got)
 			}
 		}
 		for _, u := range []string{"http://a/c?m=3", "http://a/c?x=1&m=4"} {
-			if got := r.admit(u, "a", false); got != TrapQueryValues {
-				t.Errorf("admit(%q) = %q, want %q", u, got, TrapQueryValues)
+			if got := r.Admit(u, "a", false); got != QueryValues {
+				t.Errorf("Admit(%q) = %q, want %q", u, got, QueryValues)
 			}
 		}
 		// A rejected URL's other values were not recorded: x still has room.
-		if got := r.admit("http://a/c?x=2", "a", false); got != "" {
+		if got := r.Admit("http://a/c?x=2", "a", false); got != "" {
 			t.Errorf("x=2 rejected: %q", got)
 		}
 	})
 }
 
 func TestTrapDuplicatePattern(t *testing.T) {
-	r := newTrapRules(Traps{DuplicatePages: 3})
-	page := func(u string, content uint64) (string, bool) { return r.page(u, "h", content) }
+	r := New(Config{DuplicatePages: 3})
+	page := func(u string, content uint64) (string, bool) { return r.Observe(u, "h", content) }
 	// Good pages of a pattern: distinct content, never stopped.
 	for i := range 10 {
 		if stopped, dup := page("http://h/p/"+strings.Repeat("1", i+1), uint64(i)); stopped != "" || dup {
@@ -140,17 +141,23 @@ func TestTrapDuplicatePattern(t *testing.T) {
 	if stopped != "h/s?sid" {
 		t.Fatalf("stopped %q, want h/s?sid", stopped)
 	}
-	if !r.isBlocked("http://h/s?sid=new", "h") || r.isBlocked("http://h/p/99", "h") || r.isBlocked("http://g/s?sid=1", "g") {
-		t.Error("isBlocked does not follow the stopped pattern exactly")
+	if err := r.Stopped("http://h/s?sid=new", "h"); !errors.Is(err, ErrTrap) || err.Error() != "crawler: URL pattern is a trap: h/s?sid" {
+		t.Errorf("Stopped of the stopped pattern = %v, want ErrTrap naming h/s?sid", err)
 	}
-	if got := r.admit("http://h/s?sid=other", "h", false); got != TrapDuplicates {
-		t.Errorf("admit of a stopped pattern = %q", got)
+	if r.Stopped("http://h/p/99", "h") != nil || r.Stopped("http://g/s?sid=1", "g") != nil {
+		t.Error("Stopped does not follow the stopped pattern exactly")
+	}
+	if got := r.Admit("http://h/s?sid=other", "h", false); got != Duplicates {
+		t.Errorf("Admit of a stopped pattern = %q", got)
 	}
 }
 
+// TestContentFingerprint: the content fingerprint the crawler gives
+// Observe, links.Extract's, is what Config.DuplicatePages says.
 func TestContentFingerprint(t *testing.T) {
+	const maxLinks = 20000 // crawler.DefaultMaxLinksPerPage
 	fp := func(s string) uint64 {
-		return links.Extract([]byte(s), false, "crawler", DefaultMaxLinksPerPage).Content
+		return links.Extract([]byte(s), false, "crawler", maxLinks).Content
 	}
 	base := `<html><body><h1>Hello</h1><a href="/x?sid=1">x</a></body></html>`
 	if fp(base) != fp(`<html><body><h1>Hello</h1><a href="/x?sid=2">x</a></body></html>`) {
@@ -173,14 +180,14 @@ func TestTrapDuplicateRatio(t *testing.T) {
 	// it, page 10 is new, and from page 11 on the duplicates are 9 of 12,
 	// 10 of 13, 11 of 14, 12 of 15: the 80% rule tips at page 14, with
 	// never ten duplicates in a row.
-	r := newTrapRules(Traps{DuplicatePages: 10})
+	r := New(Config{DuplicatePages: 10})
 	at := -1
 	for i := range 40 {
 		content := uint64(7)
 		if i%10 == 0 {
 			content = uint64(1000 + i)
 		}
-		if s, _ := r.page("http://h/q?id="+strconv.Itoa(i), "h", content); s != "" {
+		if s, _ := r.Observe("http://h/q?id="+strconv.Itoa(i), "h", content); s != "" {
 			at = i
 			break
 		}
@@ -268,7 +275,7 @@ func TestContentWindowKeepsWhatRecurs(t *testing.T) {
 // tables: the window's stops growing at DefaultDuplicateWindow/2
 // fingerprints.
 //
-//	go test -run '^$' -bench ContentWindow -benchtime 4000000x .
+//	go test -run '^$' -bench ContentWindow -benchtime 4000000x ./traps
 func BenchmarkContentWindow(b *testing.B) {
 	for _, limit := range []int{DefaultDuplicateWindow, -1} {
 		name := "default"
