@@ -24,6 +24,7 @@ import (
 // later, and retired, and Run returns, about 3 s after it began, a
 // NoPagesError that names the host.
 func TestRunHostNotFound(t *testing.T) {
+	t.Parallel()
 	dns := dnstest.New(t, nil)
 	var got collect
 	c := &crawler.Crawler{

@@ -94,6 +94,7 @@ func TestCrawlSyntheticWeb(t *testing.T) {
 }
 
 func TestCrawlSyntheticWebBudgets(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 200, PagesPerHost: 10})
 	defer w.Close()
 	for _, max := range []int64{1, 333, 1000} {
@@ -198,6 +199,7 @@ func TestCrawlGzipWeb(t *testing.T) {
 // Probabilistic seen-sets may skip a URL (a false positive) but never fetch
 // one twice.
 func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 6, Hosts: 50, PagesPerHost: 10})
 	defer w.Close()
 	truth := w.Depths(w.Seeds()...)
