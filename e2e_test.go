@@ -129,6 +129,9 @@ func TestCrawlSyntheticWebBudgets(t *testing.T) {
 // A slow host must not hold back the others: with one host answering in
 // 200 ms, the other hosts' pages are all fetched long before it is done.
 func TestCrawlSyntheticWebSlowHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a host answering in 200 ms a page: about 5 s")
+	}
 	slowHost := "h1.crawler.test"
 	w := crawlertest.NewWeb(crawlertest.Config{
 		Seed: 3, Hosts: 10, PagesPerHost: 4,

@@ -188,6 +188,9 @@ func testWeb(t *testing.T, hosts int) *crawlertest.Web {
 // Three nodes crawl a web to the end: every page once, no host fetched by
 // two at once, and all three end by themselves.
 func TestThreeNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node crawl of a 4,000-URL web, about 15 s: -short keeps TestGlobalBudget's")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
@@ -259,6 +262,9 @@ func TestGlobalBudget(t *testing.T) {
 // A node that joins mid-crawl takes about a quarter of the partitions;
 // nothing is lost and no host is fetched by two nodes at once.
 func TestJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that a fourth node joins after 3 s: about 20 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 40, PagesPerHost: 20, Latency: 5 * time.Millisecond, Log: true})
@@ -378,6 +384,9 @@ func TestRefused(t *testing.T) {
 // The NATS server restarting mid-crawl: the nodes wait for it and go on,
 // and nothing is lost.
 func TestNATSRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NATS down for seconds mid-crawl: about 30 s")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	s := cluster.StartNATS(t, dir, -1)
@@ -418,6 +427,9 @@ func TestNATSRestart(t *testing.T) {
 // from pages fetched after it left; what it had seen is lost too, so the
 // others may fetch again a page it fetched.
 func TestLeave(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that waits out the lease of a node that left: about 20 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
@@ -479,6 +491,9 @@ func TestLeave(t *testing.T) {
 // share its pages far more evenly than the hash does, and still fetch
 // every page once and no host from both at once.
 func TestSteal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl long enough for steals: about 10 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 12, PagesPerHost: 30, Latency: 5 * time.Millisecond, Log: true})
@@ -566,6 +581,9 @@ func hostOf(t *testing.T, u string) string {
 // fingerprints of the URLs it queued before the restart too: a node that
 // joins then does not fetch again the pages fetched before it.
 func TestHandoverAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two crawls of a 4,000-URL web: about 20 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
@@ -619,6 +637,9 @@ func TestHandoverAfterRestart(t *testing.T) {
 // partitions over to a node that joins too: their waiting entries follow
 // as they come to them, and the crawl ends with every page fetched once.
 func TestJoinInMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that a third node joins: about 15 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 20)
@@ -669,6 +690,9 @@ func TestJoinInMemory(t *testing.T) {
 // (Traps.MaxPagesPerHost) are records in the node's state, so the node,
 // stopped early and started again, queues no host past its budget.
 func TestBudgetsSurviveRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two crawls, each waiting to join and to end: about 10 s")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 10)
@@ -719,6 +743,9 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 // web's server saw, each node its own (Close publishes them after the
 // Run, where the heartbeats lag by up to a tick).
 func TestReportsAtExit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node crawl to a budget: about 6 s; -short keeps TestGlobalBudget's")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)

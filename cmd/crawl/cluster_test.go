@@ -84,6 +84,9 @@ func clusterNode(ctx context.Context, s *server.Server, w *crawlertest.Web, name
 // robots.txt is obeyed, and all three exit 0 by themselves; one killed
 // with SIGKILL and restarted loses nothing.
 func TestClusterProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three node processes crawl twice, one killed: about 15 s")
+	}
 	t.Parallel()
 	for _, kill := range []bool{false, true} {
 		t.Run(fmt.Sprint("kill=", kill), func(t *testing.T) {
@@ -205,6 +208,9 @@ func TestClusterStats(t *testing.T) {
 // live node, the same total, and each node's stats under the names of
 // -json.
 func TestClusterTotalsAtExit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three node processes crawl to a budget: about 5 s; -short keeps TestClusterNodeSpendsBudget's one")
+	}
 	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 20, PagesPerHost: 15, Latency: 5 * time.Millisecond})

@@ -208,6 +208,9 @@ func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 // log, across the kills too (the requests in flight at a kill, asked
 // again, were never recorded in the state).
 func TestStateKeepsPaceAcrossKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four runs paced at 100 ms a request: about 10 s")
+	}
 	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 9, Hosts: 4, PagesPerHost: 10, Latency: 2 * time.Millisecond, Log: true})
 	t.Cleanup(w.Close)
