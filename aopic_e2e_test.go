@@ -153,6 +153,7 @@ func TestAOPICOnTrapWeb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls 40k pages")
 	}
+	t.Parallel()
 	w := trapWeb()
 	defer w.Close()
 

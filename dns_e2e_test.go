@@ -24,6 +24,10 @@ import (
 // later, and retired, and Run returns, about 3 s after it began, a
 // NoPagesError that names the host.
 func TestRunHostNotFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out two not-found backoffs in real time: about 3 s")
+	}
+	t.Parallel()
 	dns := dnstest.New(t, nil)
 	var got collect
 	c := &crawler.Crawler{

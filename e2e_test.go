@@ -94,6 +94,7 @@ func TestCrawlSyntheticWeb(t *testing.T) {
 }
 
 func TestCrawlSyntheticWebBudgets(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 200, PagesPerHost: 10})
 	defer w.Close()
 	for _, max := range []int64{1, 333, 1000} {
@@ -128,6 +129,9 @@ func TestCrawlSyntheticWebBudgets(t *testing.T) {
 // A slow host must not hold back the others: with one host answering in
 // 200 ms, the other hosts' pages are all fetched long before it is done.
 func TestCrawlSyntheticWebSlowHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a host answering in 200 ms a page: about 5 s")
+	}
 	slowHost := "h1.crawler.test"
 	w := crawlertest.NewWeb(crawlertest.Config{
 		Seed: 3, Hosts: 10, PagesPerHost: 4,
@@ -198,6 +202,7 @@ func TestCrawlGzipWeb(t *testing.T) {
 // Probabilistic seen-sets may skip a URL (a false positive) but never fetch
 // one twice.
 func TestCrawlWithProbabilisticSeenSets(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 6, Hosts: 50, PagesPerHost: 10})
 	defer w.Close()
 	truth := w.Depths(w.Seeds()...)

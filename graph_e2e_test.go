@@ -44,6 +44,7 @@ func graphHandler(t *testing.T, w *graph.Writer) crawler.Handler {
 //
 //	go test -run TestLinkGraphPageRank -v .
 func TestLinkGraphPageRank(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 11, Hosts: 30, PagesPerHost: 40, OutDegree: 8, MaxChain: 3, Popularity: 1})
 	defer w.Close()
 	var file bytes.Buffer

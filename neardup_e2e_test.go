@@ -18,6 +18,7 @@ import (
 //
 //	go test -run TestNearDuplicatesOnWeb -v .
 func TestNearDuplicatesOnWeb(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 12, PagesPerHost: 60, NearDuplicates: 6})
 	defer w.Close()
 	family := map[string]int{}

@@ -81,6 +81,9 @@ func hostName(i int) string { return "h" + strconv.Itoa(i) + ".crawler.test" }
 // fetch was fetched, and every URL the crawl could not fetch reached the
 // handler with the reason.
 func TestPolitenessOnMisbehavingWeb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out Retry-After: 1, slow robots.txt and each host's pacing in real time: about 3 s")
+	}
 	leak.Check(t)
 	w := politenessWeb()
 	defer w.Close()

@@ -19,6 +19,7 @@ import (
 //
 //	go test -run TestPriorityGathersPageRank -v .
 func TestPriorityGathersPageRank(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 21, Hosts: 40, PagesPerHost: 60, OutDegree: 8, Popularity: 1})
 	defer w.Close()
 	truth := w.PageRank()

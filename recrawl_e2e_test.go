@@ -253,6 +253,9 @@ func TestRecrawlRules(t *testing.T) {
 // second Run fetches no page as new, asks with the validators the first
 // Run kept, and gets 304s for unchanged pages.
 func TestRecrawlResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two recrawls in real time: 2.5 s")
+	}
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 2, PagesPerHost: 10,
 		ChangeInterval: func(_, page int) time.Duration { return time.Duration(page+1) * time.Second }})
 	defer w.Close()

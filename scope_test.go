@@ -76,6 +76,7 @@ func TestScope(t *testing.T) {
 // most pages: in an unlimited crawl, one handled before its shortest path
 // was found may have a greater one.
 func TestMaxDepthIsExact(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 3, Hosts: 20, PagesPerHost: 30})
 	defer w.Close()
 	truth := w.Depths(w.Seeds()...)

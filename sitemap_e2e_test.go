@@ -37,14 +37,17 @@ func urlsetOf(base string, paths ...string) string {
 }
 
 // sitemapSite serves a seed page with no links, and pages no link reaches
-// that sitemaps list: robots.txt -> an index -> a gzipped urlset and a text
-// list, and /sitemap.xml, which robots.txt does not list.
-func sitemapSite(t *testing.T) *site {
+// that sitemaps list: robots.txt -> an index -> a gzipped urlset, a text
+// list and a gzip bomb, and /sitemap.xml, which robots.txt does not list.
+// The bomb is one entry, bombMiB MiB of blanks, then another entry: 60
+// inflates past a sitemap's 50 MiB (and costs seconds under -race to make
+// and to read); 0 makes it a small urlset of the two entries, for a test
+// that is not about it.
+func sitemapSite(t *testing.T, bombMiB int) *site {
 	s := newSite(t, map[string]response{"/": html()})
 	base := s.URL
-	// A gzip bomb: one entry, then 60 MiB of blanks.
 	bomb := urlsetOf(base, "/orphan/before-bomb")
-	bomb = bomb[:len(bomb)-len("</urlset>")] + strings.Repeat(strings.Repeat(" ", 4096)+"<!---->", 60<<20/4100) + "<url><loc>" + base + "/orphan/after-bomb</loc></url></urlset>"
+	bomb = bomb[:len(bomb)-len("</urlset>")] + strings.Repeat(strings.Repeat(" ", 4096)+"<!---->", bombMiB<<20/4100) + "<url><loc>" + base + "/orphan/after-bomb</loc></url></urlset>"
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for path, r := range map[string]response{
@@ -77,7 +80,8 @@ func sitemapSite(t *testing.T) *site {
 // index -> gzipped urlset and text list; URLs out of the sitemap's scope,
 // disallowed by robots.txt, or past a gzip bomb's cut are not.
 func TestSitemapsFindOrphans(t *testing.T) {
-	s := sitemapSite(t)
+	t.Parallel()
+	s := sitemapSite(t, 60)
 	var got collect
 	c := fast(&got)
 	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
@@ -121,7 +125,7 @@ func TestSitemapPolicies(t *testing.T) {
 		{crawler.SitemapsAll, []string{"/sitemap.xml", "/orphan/s1", "/orphan/1"}, nil},
 		{crawler.SitemapsOff, nil, []string{"/sitemap.xml", "/maps/index.xml", "/orphan/1"}},
 	} {
-		s := sitemapSite(t)
+		s := sitemapSite(t, 0) // which sitemaps a policy reads, not how much of one
 		c := fast(nil)
 		c.Sitemaps = tt.policy
 		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
@@ -147,6 +151,7 @@ func TestSitemapPolicies(t *testing.T) {
 // page (robots.txt -> index -> gzipped urlset or text list) is fetched,
 // once, and every page links reach still is.
 func TestSitemapsSyntheticWeb(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 30, PagesPerHost: 30, Sitemaps: true})
 	defer w.Close()
 	c, got := crawlWeb(t, w, nil)

@@ -34,21 +34,7 @@ var _ cluster.Drainer = (*store.Frontier)(nil)
 // its store in a temporary directory.
 func startNATS(t *testing.T) *server.Server {
 	t.Helper()
-	return startNATSIn(t, t.TempDir(), -1)
-}
-
-func startNATSIn(t *testing.T, dir string, port int) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("NATS server not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	return s
+	return cluster.StartNATS(t, t.TempDir(), -1)
 }
 
 func connect(t *testing.T, s *server.Server) *nats.Conn {
@@ -202,6 +188,10 @@ func testWeb(t *testing.T, hosts int) *crawlertest.Web {
 // Three nodes crawl a web to the end: every page once, no host fetched by
 // two at once, and all three end by themselves.
 func TestThreeNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node crawl of a 4,000-URL web, about 15 s: -short keeps TestGlobalBudget's")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
 	var wg sync.WaitGroup
@@ -239,6 +229,7 @@ func TestThreeNodes(t *testing.T) {
 // chunks reserved and not spent (at most one per node), and all end by
 // themselves.
 func TestGlobalBudget(t *testing.T) {
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
 	const budget = 150
@@ -271,6 +262,10 @@ func TestGlobalBudget(t *testing.T) {
 // A node that joins mid-crawl takes about a quarter of the partitions;
 // nothing is lost and no host is fetched by two nodes at once.
 func TestJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that a fourth node joins after 3 s: about 20 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 40, PagesPerHost: 20, Latency: 5 * time.Millisecond, Log: true})
 	t.Cleanup(w.Close)
@@ -341,6 +336,7 @@ func TestJoin(t *testing.T) {
 // A node of another version's crawl, or with a name a live node has, is
 // refused; a NATS server that is not there is a clear error.
 func TestRefused(t *testing.T) {
+	t.Parallel()
 	s := startNATS(t)
 	nc := connect(t, s)
 	st, err := store.Open(filepath.Join(t.TempDir(), "a"), nil)
@@ -388,8 +384,12 @@ func TestRefused(t *testing.T) {
 // The NATS server restarting mid-crawl: the nodes wait for it and go on,
 // and nothing is lost.
 func TestNATSRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("NATS down for seconds mid-crawl: about 30 s")
+	}
+	t.Parallel()
 	dir := t.TempDir()
-	s := startNATSIn(t, dir, -1)
+	s := cluster.StartNATS(t, dir, -1)
 	port := s.Addr().(*net.TCPAddr).Port
 	w := testWeb(t, 30)
 	var wg sync.WaitGroup
@@ -410,7 +410,7 @@ func TestNATSRestart(t *testing.T) {
 	at := w.TotalRequests()
 	time.Sleep(2 * time.Second)
 	t.Logf("NATS down for 2 s after %d requests; %d requests meanwhile", at, w.TotalRequests()-at)
-	startNATSIn(t, dir, port)
+	cluster.StartNATS(t, dir, port)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
@@ -427,6 +427,10 @@ func TestNATSRestart(t *testing.T) {
 // from pages fetched after it left; what it had seen is lost too, so the
 // others may fetch again a page it fetched.
 func TestLeave(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that waits out the lease of a node that left: about 20 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
 	var wg sync.WaitGroup
@@ -487,6 +491,10 @@ func TestLeave(t *testing.T) {
 // share its pages far more evenly than the hash does, and still fetch
 // every page once and no host from both at once.
 func TestSteal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl long enough for steals: about 10 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 12, PagesPerHost: 30, Latency: 5 * time.Millisecond, Log: true})
 	t.Cleanup(w.Close)
@@ -573,6 +581,10 @@ func hostOf(t *testing.T, u string) string {
 // fingerprints of the URLs it queued before the restart too: a node that
 // joins then does not fetch again the pages fetched before it.
 func TestHandoverAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two crawls of a 4,000-URL web: about 20 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
 	dir := t.TempDir()
@@ -625,6 +637,10 @@ func TestHandoverAfterRestart(t *testing.T) {
 // partitions over to a node that joins too: their waiting entries follow
 // as they come to them, and the crawl ends with every page fetched once.
 func TestJoinInMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl that a third node joins: about 15 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 20)
 	var wg sync.WaitGroup
@@ -674,6 +690,10 @@ func TestJoinInMemory(t *testing.T) {
 // (Traps.MaxPagesPerHost) are records in the node's state, so the node,
 // stopped early and started again, queues no host past its budget.
 func TestBudgetsSurviveRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two crawls, each waiting to join and to end: about 10 s")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 10)
 	dir := t.TempDir()
@@ -723,6 +743,10 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 // web's server saw, each node its own (Close publishes them after the
 // Run, where the heartbeats lag by up to a tick).
 func TestReportsAtExit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node crawl to a budget: about 6 s; -short keeps TestGlobalBudget's")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := testWeb(t, 30)
 	const budget = 361

@@ -234,6 +234,9 @@ func TestCanaryGetsNothing(t *testing.T) {
 // stop a connection to the canary on loopback, but not to a public
 // address.
 func TestNetworkGuards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four browsers (both network guards, each alone, none) opening a WebSocket: about 5 s; -short keeps TestCanaryGetsNothing")
+	}
 	canary := newSite(t, nil)
 	s := newSite(t, withCanary(map[string]resource{
 		"/": html(`<html><body>` + markJS + `<script>
@@ -316,6 +319,9 @@ func TestWebRTCSendsNothing(t *testing.T) {
 }
 
 func TestMedia(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser per LoadMedia case, with and without media: about 3 s")
+	}
 	pages := map[string]resource{
 		"/":        html(`<html><body><img src="/img.png"><video src="/clip.webm"></video><p>page</p></body></html>`),
 		"/img.png": {ctype: "image/png", body: "not really a png"},
@@ -358,6 +364,9 @@ var movingPages = map[string]resource{
 }
 
 func TestNavigation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser per case of pages that navigate away: about 3 s")
+	}
 	canary := newSite(t, nil)
 
 	t.Run("default", func(t *testing.T) {
@@ -457,6 +466,9 @@ func TestPassThrough(t *testing.T) {
 }
 
 func TestTabsBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("nine browser renders of a slow script, under a tab bound: about 6 s")
+	}
 	pages := map[string]resource{
 		"/slow.js": {serve: func(w http.ResponseWriter, r *http.Request) {
 			// A slow server, so that renders overlap.
@@ -639,6 +651,9 @@ func TestCloseDuringRender(t *testing.T) {
 }
 
 func TestBrowserDies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser killed and started again: about 2.5 s")
+	}
 	s := newSite(t, scriptSite)
 	f := newFetcher(t, s, nil)
 	get(t, f, s, "/")

@@ -113,6 +113,9 @@ func TestBrowserLive(t *testing.T) {
 // button its host, Stop calls ServerOptions.Stop; #state follows. It saves
 // status.png, mid-crawl.
 func TestBrowserControls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser driving a crawl's controls: about 5 s")
+	}
 	tb := newTab(t)
 	cr := startCrawl(t, crawlSetup{opts: status.Options{Interval: 250 * time.Millisecond}, run: true})
 	var stopOnce sync.Once
@@ -189,6 +192,9 @@ func TestBrowserControls(t *testing.T) {
 // report must also agree with Snapshot, have no controls, and load
 // without errors from a file:// URL. It saves report.png.
 func TestBrowserXSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser loading the live page and the report of a hostile crawl: about 3.5 s")
+	}
 	tb := newTab(t)
 	const maxPages = 60
 	cr := startCrawl(t, crawlSetup{

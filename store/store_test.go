@@ -439,6 +439,7 @@ func TestModel(t *testing.T) {
 	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
 		for _, perHost := range []int{1, 3, -1} {
 			t.Run(fmt.Sprintf("interval=%v,perHost=%d", interval, perHost), func(t *testing.T) {
+				t.Parallel()
 				for seed := range uint64(20) {
 					testModel(t, seed, interval, perHost)
 					if t.Failed() {

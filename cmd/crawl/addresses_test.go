@@ -22,6 +22,7 @@ import (
 // blocked-address, unless -allow names it or -allow-private is given; a
 // crawl whose only seed is refused fails with crawler.ErrSeedsRefused.
 func TestAllowFlags(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -64,6 +65,7 @@ func TestAllowFlags(t *testing.T) {
 // comma-separated and repeated, and refuses anything else, an invalid
 // address that looks like a name included.
 func TestAllowFlagParsing(t *testing.T) {
+	t.Parallel()
 	o, _, err := parseFlags([]string{"-allow", "10.1.0.0/16,192.168.1.7, [fd00::1]:8443", "-allow", "Intranet.example.com", "http://x.test/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestAllowFlagParsing(t *testing.T) {
 // saying so, with a warning from the Crawler's logger and a hint naming
 // the -allow that lets the seed through; with that -allow it succeeds.
 func TestSeedRefusedHint(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	r := runCrawl(t, nil, "-delay", "-1s", "-max-pages", "5", s.URL+"/")
 	hint := "-allow " + s.addr() + " (before the URLs), or -allow-private"
@@ -110,6 +113,7 @@ func TestSeedRefusedHint(t *testing.T) {
 // The hint names the address and port of a literal-address seed, the
 // scheme's port if the URL has none, and the name of a named one.
 func TestAllowHint(t *testing.T) {
+	t.Parallel()
 	for seed, want := range map[string]string{
 		"http://127.0.0.1:8080/":   "-allow 127.0.0.1:8080 ",
 		"http://10.1.2.3/":         "-allow 10.1.2.3:80 ",
@@ -126,6 +130,7 @@ func TestAllowHint(t *testing.T) {
 // The Crawler logs warnings only, unless -v asks for a debug line per
 // page.
 func TestVerboseLogsPages(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	args := []string{"-allow", s.addr(), "-delay", "-1s", s.URL + "/"}
 	if r := runCrawl(t, nil, args...); r.code != 0 || strings.Contains(r.stderr, "level=") {

@@ -24,6 +24,7 @@ import (
 // per HTML page fetched; the -out lines name near-duplicates of the same
 // family.
 func TestWARCGraphNearDups(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 4, Hosts: 16, PagesPerHost: 100, NearDuplicates: 4})
 	t.Cleanup(w.Close)
 	dir := t.TempDir()
@@ -112,6 +113,7 @@ func TestWARCGraphNearDups(t *testing.T) {
 // every URL the server answered has a response record (a page is done only
 // once its records are written; with -state, synced first).
 func TestWARCSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	archive := filepath.Join(t.TempDir(), "warc")
 	w := testKill9(t, "-warc", archive)
 	recorded := map[string]bool{}

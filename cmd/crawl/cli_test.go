@@ -107,6 +107,7 @@ func (s *site) addr() string { return s.Listener.Addr().String() }
 // -help says what goes to stdout and what to stderr, with examples, and
 // the exit statuses, on stdout; it is not an error.
 func TestHelpExplainsOutput(t *testing.T) {
+	t.Parallel()
 	r := runCrawl(t, nil, "-help")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("crawl -help: exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
@@ -124,6 +125,7 @@ func TestHelpExplainsOutput(t *testing.T) {
 // library's error, crawler.ErrNoPages, saying why for each seed; here,
 // robots.txt disallows it.
 func TestNoPagesFails(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
 	}))

@@ -14,6 +14,7 @@ import (
 // node keeps; the crawler's own, the same number, stopped it from asking
 // the node for more, so the node never learned the crawl was spent.
 func TestClusterNodeSpendsBudget(t *testing.T) {
+	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 10, PagesPerHost: 30})
 	defer w.Close()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"crawler/cluster"
 	"crawler/crawlertest"
@@ -33,8 +35,40 @@ func startNATS(t *testing.T) *server.Server {
 	if !s.ReadyForConnections(10 * time.Second) {
 		t.Fatal("NATS server not ready")
 	}
-	t.Cleanup(s.Shutdown)
+	t.Cleanup(func() { shutdownNATS(t, s) })
 	return s
+}
+
+// shutdownNATS shuts s down after deleting its streams: a server that
+// stops a crawl's file-stored consumers (one or two per partition) waits
+// about 10 ms for each one's flusher, 5 s in all, where deleting them
+// takes a tenth of a second. A stream it cannot delete is logged, and
+// then stopped by the shutdown as usual.
+func shutdownNATS(t *testing.T, s *server.Server) {
+	t.Helper()
+	defer s.Shutdown()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Logf("NATS streams not deleted before shutdown: %v", err)
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Logf("NATS streams not deleted before shutdown: %v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	names := js.StreamNames(ctx)
+	for name := range names.Name() {
+		if err := js.DeleteStream(ctx, name); err != nil {
+			t.Logf("NATS stream %s not deleted before shutdown: %v", name, err)
+		}
+	}
+	if err := names.Err(); err != nil {
+		t.Logf("NATS streams not all deleted before shutdown: %v", err)
+	}
 }
 
 // clusterNode starts the binary as node name of the crawl on s, with its
@@ -50,8 +84,13 @@ func clusterNode(ctx context.Context, s *server.Server, w *crawlertest.Web, name
 // robots.txt is obeyed, and all three exit 0 by themselves; one killed
 // with SIGKILL and restarted loses nothing.
 func TestClusterProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three node processes crawl twice, one killed: about 15 s")
+	}
+	t.Parallel()
 	for _, kill := range []bool{false, true} {
 		t.Run(fmt.Sprint("kill=", kill), func(t *testing.T) {
+			t.Parallel()
 			s := startNATS(t)
 			w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 20, PagesPerHost: 15, Latency: 5 * time.Millisecond})
 			defer w.Close()
@@ -109,6 +148,7 @@ func TestClusterProcesses(t *testing.T) {
 
 // -cluster without NATS there is a clear error, before any fetch.
 func TestClusterUnreachable(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 2})
 	defer w.Close()
 	cmd := crawlCommand(t.Context(), "-cluster", "nats://127.0.0.1:1", "-node", "a", "-state", filepath.Join(t.TempDir(), "s"), w.Seeds()[0])
@@ -123,6 +163,7 @@ func TestClusterUnreachable(t *testing.T) {
 
 // -stats -cluster prints the live nodes of a crawl, without joining it.
 func TestClusterStats(t *testing.T) {
+	t.Parallel()
 	s := startNATS(t)
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"-stats", "-cluster", s.ClientURL(), "-crawl-id", "none"}, &stdout, &stderr)
@@ -167,6 +208,10 @@ func TestClusterStats(t *testing.T) {
 // live node, the same total, and each node's stats under the names of
 // -json.
 func TestClusterTotalsAtExit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three node processes crawl to a budget: about 5 s; -short keeps TestClusterNodeSpendsBudget's one")
+	}
+	t.Parallel()
 	s := startNATS(t)
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 18, Hosts: 20, PagesPerHost: 15, Latency: 5 * time.Millisecond})
 	defer w.Close()

@@ -22,6 +22,7 @@ import (
 // -demo crawls its own web: -max-pages requests, one -out record each, and
 // a -json summary that says so.
 func TestDemoCrawl(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "pages.jsonl")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"-demo", "-max-pages", "300", "-out", out, "-json"}, &stdout, &stderr)
@@ -68,6 +69,7 @@ func TestDemoCrawl(t *testing.T) {
 
 // Each -seen set crawls the demo.
 func TestSeenSets(t *testing.T) {
+	t.Parallel()
 	for _, set := range []string{"exact", "bloom", "bitmap"} {
 		var stdout, stderr bytes.Buffer
 		if err := run(context.Background(), []string{"-demo", "-max-pages", "200", "-json", "-seen", set, "-seen-size", "100000"}, &stdout, &stderr); err != nil {
@@ -107,6 +109,7 @@ func demoByFrontier(t *testing.T, name string) []record {
 // -frontier aopic crawls most important first and records each page's
 // importance; the seed, holding all the credit, comes first with 1.
 func TestFrontierAOPIC(t *testing.T) {
+	t.Parallel()
 	records := demoByFrontier(t, "aopic")
 	if len(records) != 200 {
 		t.Fatalf("%d records, want 200", len(records))
@@ -125,6 +128,7 @@ func TestFrontierAOPIC(t *testing.T) {
 // without backlinks, comes first with its URL score 1; pages linked from
 // several pages come with more.
 func TestFrontierPriority(t *testing.T) {
+	t.Parallel()
 	records := demoByFrontier(t, "priority")
 	linked := 0
 	for i, r := range records {
@@ -143,6 +147,7 @@ func TestFrontierPriority(t *testing.T) {
 // A crawl whose context ends is not an error for run, which prints the
 // summary of an interrupted crawl.
 func TestInterruptPrintsSummary(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -158,6 +163,7 @@ func TestInterruptPrintsSummary(t *testing.T) {
 // Bad command lines are usage errors (exit status 2), found before the
 // crawl starts (nothing written).
 func TestBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{}, {"-max-pages", "x"}, {"ftp://example.invalid/"}, {"-demo", "-seen", "cuckoo"}, {"-demo", "-frontier", "dfs"}} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
@@ -171,6 +177,7 @@ func TestBadArguments(t *testing.T) {
 // is the library's, written out; 0 is taken literally: none, no cap, never,
 // which in the library is a negative value.
 func TestPacingFlags(t *testing.T) {
+	t.Parallel()
 	o, _, err := parseFlags([]string{"-delay-factor", "-1", "-max-retry-after", "0", "-backoff", "2s", "-max-backoff", "1m",
 		"-max-host-failures", "0", "-max-retries", "7", "-rate", "3.5", "-max-crawl-delay", "4s", "-max-adaptive-delay", "9s", "http://x.test/"}, io.Discard)
 	if err != nil {
@@ -222,6 +229,7 @@ func TestPacingFlags(t *testing.T) {
 // -rate bounds the demo crawl's requests per second, and -host-stats
 // writes one line per host that adds up to the summary.
 func TestRateAndHostStats(t *testing.T) {
+	t.Parallel()
 	hosts := filepath.Join(t.TempDir(), "hosts.jsonl")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"-demo", "-max-pages", "40", "-rate", "100", "-json", "-host-stats", hosts}, &stdout, &stderr)
@@ -258,6 +266,7 @@ func TestRateAndHostStats(t *testing.T) {
 
 // Each trap flag sets its field of traps.Config.
 func TestTrapFlags(t *testing.T) {
+	t.Parallel()
 	o, _, err := parseFlags([]string{"-max-url-length", "-1", "-max-path-depth", "7", "-max-segment-repeats", "-1",
 		"-max-pages-per-host", "100", "-max-query-values", "50", "-duplicate-pages", "-1", "-duplicate-window", "4096", "http://x.test/"}, io.Discard)
 	if err != nil {
@@ -272,6 +281,7 @@ func TestTrapFlags(t *testing.T) {
 // -duration stops the crawl after that long: the summary says why, and
 // the exit status is 0.
 func TestDuration(t *testing.T) {
+	t.Parallel()
 	// One request per host per second: the crawl cannot finish in time.
 	r := runCrawl(t, nil, "-demo", "-delay", "1s", "-duration", "500ms")
 	if r.code != 0 || !strings.Contains(r.stderr, "interrupted (-duration 500ms elapsed)") || !strings.Contains(r.stderr, "fetched") {
@@ -283,6 +293,7 @@ func TestDuration(t *testing.T) {
 // revisiting until -duration, unchanged pages answer 304, and -out says
 // which lines are revisits.
 func TestRecrawl(t *testing.T) {
+	t.Parallel()
 	r := runCrawl(t, nil, "-demo", "-recrawl", "-rate", "400", "-recrawl-min", "200ms", "-duration", "3s", "-out", "-", "-json")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)

@@ -88,6 +88,7 @@ func get(t *testing.T, method, url, token string) (int, []byte) {
 // the token; its stop control ends the crawl as a signal would, but with
 // exit status 0; -report then writes the report.
 func TestStatusServer(t *testing.T) {
+	t.Parallel()
 	report := filepath.Join(t.TempDir(), "report.html")
 	const token = "s3cret"
 	var stdout bytes.Buffer
@@ -218,6 +219,7 @@ func TestStatusServer(t *testing.T) {
 
 // -http off loopback needs -http-token, checked before anything starts.
 func TestStatusServerNeedsToken(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "192.0.2.1:8080"} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), []string{"-demo", "-http", addr}, &stdout, &stderr)
@@ -235,6 +237,7 @@ func TestStatusServerNeedsToken(t *testing.T) {
 // Without a terminal, progress comes as plain log lines, with the share
 // of -max-pages done and the time left.
 func TestProgressLogLines(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"-demo", "-delay", "200ms", "-max-pages", "200", "-progress", "50ms"}, &stdout, &stderr)
 	if err != nil {
@@ -252,6 +255,7 @@ func TestProgressLogLines(t *testing.T) {
 // -extract adds each rule's texts to the -out record of every 2xx HTML
 // page, and its mistakes are usage errors.
 func TestExtractFlag(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "pages.jsonl")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"-demo", "-max-pages", "100", "-out", out,

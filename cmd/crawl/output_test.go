@@ -27,6 +27,7 @@ func openDevFull(t *testing.T) *os.File {
 // reason, naming the flag: -out, -host-stats and -json, to a file or to
 // stdout; the summary is still printed where it can be.
 func TestUnwritableOutput(t *testing.T) {
+	t.Parallel()
 	full := openDevFull(t)
 	for _, tc := range []struct {
 		name   string
@@ -54,6 +55,7 @@ func TestUnwritableOutput(t *testing.T) {
 // crawl ends: here after the first buffer of lines, a few dozen pages
 // into a crawl of 5,000.
 func TestUnwritableOutputStopsCrawl(t *testing.T) {
+	t.Parallel()
 	openDevFull(t)
 	r := runCrawl(t, nil, "-demo", "-out", "/dev/full", "-json")
 	var s summary
@@ -68,6 +70,7 @@ func TestUnwritableOutputStopsCrawl(t *testing.T) {
 // A crawl stopped by SIGINT or SIGTERM writes its complete output (every
 // line of -out whole) and the summary, then exits 130 or 143.
 func TestSignalExitStatus(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int

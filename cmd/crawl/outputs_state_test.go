@@ -24,6 +24,7 @@ import (
 // once, and every page in the archive, as many times as the server
 // served it at most.
 func TestStateOutputsSurviveKill9(t *testing.T) {
+	t.Parallel()
 	w := stateWeb(t, 2*time.Millisecond)
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "state")
@@ -199,6 +200,7 @@ func graphRecords(t *testing.T, name string) map[string]int {
 // writes nothing there; -out refuses a file of an earlier run that lost
 // what the state counts, and a new -out path starts a new file.
 func TestStateRefuses(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<p>a copy of a site</p>"), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // end of that shell command, and in its inline code that starts with
 // `crawl `.
 func TestREADMEFlagsExist(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

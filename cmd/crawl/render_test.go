@@ -47,6 +47,10 @@ func crawlScriptSite(t *testing.T, site *crawlertest.ScriptSite, flags ...string
 // request to a robots.txt-disallowed path or to an address the crawl does
 // not allow (another port of 127.0.0.1).
 func TestRenderScriptSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two crawls, one through a browser: about 7 s")
+	}
+	t.Parallel()
 	browsertest.Need(t)
 	site := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 2})
 	defer site.Close()
@@ -94,6 +98,10 @@ func TestRenderScriptSite(t *testing.T) {
 // host, the browser's included: the page's own request, then each of its
 // scripts' requests, then the host's next page, by the site's clock.
 func TestRenderPacesHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a browser crawl paced at 500 ms a request: about 10 s")
+	}
+	t.Parallel()
 	browsertest.Need(t)
 	site := crawlertest.NewScriptSite(crawlertest.ScriptConfig{Pages: 1})
 	defer site.Close()

@@ -40,6 +40,7 @@ var seenLineRE = regexp.MustCompile(`crawl: seen-set: (\d+) tests, [\d.]+% answe
 // fetched once; a spent budget and a finished crawl say so and exit 0;
 // -stats reads the state; another crawl's seeds are refused.
 func TestStateResumes(t *testing.T) {
+	t.Parallel()
 	w := stateWeb(t, 0)
 	dir := filepath.Join(t.TempDir(), "state")
 	want := w.Depths(w.Seeds()...)
@@ -130,6 +131,7 @@ func TestStateResumes(t *testing.T) {
 // -max-pages counts the pages: a run after the budget is spent fetches
 // nothing and says so.
 func TestStateByteBudget(t *testing.T) {
+	t.Parallel()
 	w := stateWeb(t, 0)
 	dir := filepath.Join(t.TempDir(), "state")
 	if out, err := crawlState(t.Context(), w, dir, "-max-bytes", "20000").CombinedOutput(); err != nil {
@@ -149,6 +151,7 @@ func TestStateByteBudget(t *testing.T) {
 // lost, the pages fetched twice are at most those in flight or in the
 // last unsynced commit group at each kill, and robots.txt is obeyed.
 func TestStateSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	for _, order := range []string{"fifo", "aopic"} {
 		t.Run(order, func(t *testing.T) { testKill9(t, "-frontier", order) })
 	}
@@ -205,6 +208,10 @@ func testKill9(t *testing.T, flags ...string) *crawlertest.Web {
 // log, across the kills too (the requests in flight at a kill, asked
 // again, were never recorded in the state).
 func TestStateKeepsPaceAcrossKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four runs paced at 100 ms a request: about 10 s")
+	}
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 9, Hosts: 4, PagesPerHost: 10, Latency: 2 * time.Millisecond, Log: true})
 	t.Cleanup(w.Close)
 	dir := filepath.Join(t.TempDir(), "state")

@@ -15,6 +15,7 @@ import (
 // A -graph file kept with a state that recorded no page yet (its header
 // not even kept) resumes as a new file; one with pages goes on with them.
 func TestGraphResumesEmpty(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	o := &options{graph: filepath.Join(tmp, "crawl.graph")}
 	fail := func(err error) { t.Errorf("output failed: %v", err) }

@@ -13,6 +13,7 @@ import (
 // seed is allowed, so a crawl that started would reach the server), and
 // with -demo no demo web started (it would say so on stderr).
 func TestBadFlagValues(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "file.jsonl")
 	notDir := filepath.Join(t.TempDir(), "file")
@@ -73,6 +74,7 @@ func TestBadFlagValues(t *testing.T) {
 // The values the rule reads as the default (0) or as off (negative) are
 // not errors: the crawl runs.
 func TestDefaultAndOffValuesAccepted(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	for _, args := range [][]string{
 		{"-per-host", "0"}, {"-per-host", "-1"}, {"-seen-size", "0"}, {"-seen", "bitmap", "-seen-size", "0"},
@@ -91,6 +93,7 @@ func TestDefaultAndOffValuesAccepted(t *testing.T) {
 // An error or warning quotes at most about maxURLBytes of a URL: a seed
 // of 5,000 bytes that is invalid, or refused.
 func TestLongURLsShortened(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	long := strings.Repeat("a", 5000)
 	for _, tc := range []struct {
@@ -123,6 +126,7 @@ func TestLongURLsShortened(t *testing.T) {
 // ellipsis, keeping their start and end and valid UTF-8; shortenURLs does
 // it to the long words of a message, quoted or not.
 func TestShortURL(t *testing.T) {
+	t.Parallel()
 	if u := "http://example.com/" + strings.Repeat("a", maxURLBytes-19); shortURL(u) != u {
 		t.Errorf("shortURL changed a URL of %d bytes", len(u))
 	}
