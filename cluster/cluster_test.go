@@ -23,6 +23,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/internal/natstest"
 	"crawler/politeness"
 	"crawler/seen"
 	"crawler/store"
@@ -34,7 +35,7 @@ var _ cluster.Drainer = (*store.Frontier)(nil)
 // its store in a temporary directory.
 func startNATS(t *testing.T) *server.Server {
 	t.Helper()
-	return cluster.StartNATS(t, t.TempDir(), -1)
+	return natstest.Start(t, t.TempDir(), -1)
 }
 
 func connect(t *testing.T, s *server.Server) *nats.Conn {
@@ -389,7 +390,7 @@ func TestNATSRestart(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	s := cluster.StartNATS(t, dir, -1)
+	s := natstest.Start(t, dir, -1)
 	port := s.Addr().(*net.TCPAddr).Port
 	w := testWeb(t, 30)
 	var wg sync.WaitGroup
@@ -410,7 +411,7 @@ func TestNATSRestart(t *testing.T) {
 	at := w.TotalRequests()
 	time.Sleep(2 * time.Second)
 	t.Logf("NATS down for 2 s after %d requests; %d requests meanwhile", at, w.TotalRequests()-at)
-	cluster.StartNATS(t, dir, port)
+	natstest.Start(t, dir, port)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {

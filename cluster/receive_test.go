@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"crawler/frontier"
+	"crawler/internal/natstest"
 	"crawler/seen"
 )
 
@@ -17,7 +18,7 @@ import (
 // be fetched twice.
 func TestQueuedDeliveredAgain(t *testing.T) {
 	t.Parallel()
-	s := StartNATS(t, t.TempDir(), -1)
+	s := natstest.Start(t, t.TempDir(), -1)
 	nc, err := nats.Connect(s.ClientURL())
 	if err != nil {
 		t.Fatal(err)

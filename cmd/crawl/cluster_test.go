@@ -16,59 +16,17 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"crawler/cluster"
 	"crawler/crawlertest"
+	"crawler/internal/natstest"
 )
 
 // startNATS starts an embedded NATS server with JetStream on 127.0.0.1,
 // its store in a temporary directory, for nodes in other processes.
 func startNATS(t *testing.T) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("NATS server not ready")
-	}
-	t.Cleanup(func() { shutdownNATS(t, s) })
-	return s
-}
-
-// shutdownNATS shuts s down after deleting its streams: a server that
-// stops a crawl's file-stored consumers (one or two per partition) waits
-// about 10 ms for each one's flusher, 5 s in all, where deleting them
-// takes a tenth of a second. A stream it cannot delete is logged, and
-// then stopped by the shutdown as usual.
-func shutdownNATS(t *testing.T, s *server.Server) {
-	t.Helper()
-	defer s.Shutdown()
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Logf("NATS streams not deleted before shutdown: %v", err)
-		return
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Logf("NATS streams not deleted before shutdown: %v", err)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	names := js.StreamNames(ctx)
-	for name := range names.Name() {
-		if err := js.DeleteStream(ctx, name); err != nil {
-			t.Logf("NATS stream %s not deleted before shutdown: %v", name, err)
-		}
-	}
-	if err := names.Err(); err != nil {
-		t.Logf("NATS streams not all deleted before shutdown: %v", err)
-	}
+	return natstest.Start(t, t.TempDir(), -1)
 }
 
 // clusterNode starts the binary as node name of the crawl on s, with its

@@ -1,4 +1,8 @@
-package cluster
+// Package natstest runs an embedded NATS server with JetStream on
+// 127.0.0.1 for the tests of the cluster package and of the commands that
+// join a cluster. It is not for users: they run a nats-server (see the
+// README).
+package natstest
 
 import (
 	"context"
@@ -10,11 +14,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// StartNATS starts an embedded NATS server with JetStream on 127.0.0.1
-// and port (-1: any free one), its store in dir, shut down when the test
-// ends (by ShutdownNATS). It is defined in a test file of package
-// cluster, for the tests of both cluster and cluster_test.
-func StartNATS(t *testing.T, dir string, port int) *server.Server {
+// Start starts an embedded NATS server with JetStream on 127.0.0.1 and
+// port (-1: any free one), its store in dir, shut down when the test ends
+// (by Shutdown).
+func Start(t testing.TB, dir string, port int) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
 	if err != nil {
@@ -24,16 +27,16 @@ func StartNATS(t *testing.T, dir string, port int) *server.Server {
 	if !s.ReadyForConnections(10 * time.Second) {
 		t.Fatal("NATS server not ready")
 	}
-	t.Cleanup(func() { ShutdownNATS(t, s) })
+	t.Cleanup(func() { Shutdown(t, s) })
 	return s
 }
 
-// ShutdownNATS shuts s down, if it still runs, after deleting its streams:
+// Shutdown shuts s down, if it still runs, after deleting its streams:
 // a server that stops a crawl's file-stored consumers (one or two per
 // partition) waits about 10 ms for each one's flusher, 5 s in all, where
 // deleting them takes a tenth of a second. A stream it cannot delete is
 // logged, and then stopped by the shutdown as usual.
-func ShutdownNATS(t *testing.T, s *server.Server) {
+func Shutdown(t testing.TB, s *server.Server) {
 	t.Helper()
 	if !s.Running() {
 		return
