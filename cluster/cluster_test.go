@@ -228,7 +228,11 @@ func TestThreeNodes(t *testing.T) {
 // -max-pages is the whole crawl's budget: three nodes on a web of more
 // pages make that many page requests between them, give or take the
 // chunks reserved and not spent (at most one per node), and all end by
-// themselves.
+// themselves. The crawl's totals outlive its nodes: right after they
+// close, no node is live, and the last reports of the three, one each,
+// with Left set, count every page request the web's server saw, each
+// node its own (Close publishes them after the Run, where the heartbeats
+// lag by up to a tick).
 func TestGlobalBudget(t *testing.T) {
 	t.Parallel()
 	s := startNATS(t)
@@ -258,6 +262,38 @@ func TestGlobalBudget(t *testing.T) {
 		t.Errorf("%d page requests (%d served) for a budget of %d; want at most %d and at least %d", requests, w.TotalRequests(), budget, budget, budget-3*8)
 	}
 	checkOneAtATime(t, w)
+	checkReports(t, s, w, nodes, budget)
+}
+
+// checkReports checks that once nodes, the crawl's every node, have
+// closed, none is live, and their last reports count the page requests
+// each made, the server's own count in all, at most budget.
+func checkReports(t *testing.T, s *server.Server, w *crawlertest.Web, nodes []*node, budget int64) {
+	t.Helper()
+	nc := connect(t, s)
+	live, err := cluster.Members(t.Context(), nc, "crawl")
+	if err != nil || len(live) != 0 {
+		t.Errorf("Members after every node closed: %+v, %v; want none", live, err)
+	}
+	reports, err := cluster.Reports(t.Context(), nc, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests int64
+	for i, r := range reports {
+		requests += r.Requests
+		if i >= len(nodes) {
+			continue
+		}
+		if want := nodes[i].c.Stats().Requests; r.Node != nodes[i].name || !r.Left || r.Live || r.Requests != want || r.Time.IsZero() {
+			t.Errorf("report %d: %+v; want node %s, left, not live, %d requests", i, r, nodes[i].name, want)
+		}
+	}
+	t.Logf("%d reports, %d page requests; the server saw %d", len(reports), requests, w.TotalRequests())
+	if len(reports) != len(nodes) || int(requests) != w.TotalRequests() || requests > budget {
+		t.Errorf("%d reports count %d page requests; want %d reports, the server's %d, at most the budget %d",
+			len(reports), requests, len(nodes), w.TotalRequests(), budget)
+	}
 }
 
 // A node that joins mid-crawl takes about a quarter of the partitions;
@@ -735,58 +771,5 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 	}
 	if full == 0 {
 		t.Errorf("no host reached its budget of %d: the test tests nothing (%d hosts)", budget, len(pages))
-	}
-}
-
-// The crawl's totals outlive its nodes: three nodes crawl a web to a
-// budget and close; right after, no node is live, and the last reports
-// of the three, one each, with Left set, count every page request the
-// web's server saw, each node its own (Close publishes them after the
-// Run, where the heartbeats lag by up to a tick).
-func TestReportsAtExit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a three-node crawl to a budget: about 6 s; -short keeps TestGlobalBudget's")
-	}
-	t.Parallel()
-	s := startNATS(t)
-	w := testWeb(t, 30)
-	const budget = 361
-	var wg sync.WaitGroup
-	nodes := make([]*node, 3)
-	errs := make([]error, 3)
-	for i := range nodes {
-		wg.Go(func() {
-			nodes[i], errs[i] = run(t.Context(), t, s, w, fmt.Sprint("n", i), t.TempDir(), cluster.Config{MaxPages: budget}, nil)
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("node %d: %v", i, err)
-		}
-	}
-	nc := connect(t, s)
-	live, err := cluster.Members(t.Context(), nc, "crawl")
-	if err != nil || len(live) != 0 {
-		t.Errorf("Members after every node closed: %+v, %v; want none", live, err)
-	}
-	reports, err := cluster.Reports(t.Context(), nc, "crawl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var requests int64
-	for i, r := range reports {
-		requests += r.Requests
-		if i >= len(nodes) {
-			continue
-		}
-		if want := nodes[i].c.Stats().Requests; r.Node != nodes[i].name || !r.Left || r.Live || r.Requests != want || r.Time.IsZero() {
-			t.Errorf("report %d: %+v; want node %s, left, not live, %d requests", i, r, nodes[i].name, want)
-		}
-	}
-	t.Logf("%d reports, %d page requests; the server saw %d", len(reports), requests, w.TotalRequests())
-	if len(reports) != len(nodes) || int(requests) != w.TotalRequests() || requests > budget {
-		t.Errorf("%d reports count %d page requests; want %d reports, the server's %d, at most the budget %d",
-			len(reports), requests, len(nodes), w.TotalRequests(), budget)
 	}
 }
