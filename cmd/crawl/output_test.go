@@ -100,7 +100,7 @@ func TestSignalExitStatus(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
-			lines := checkJSONLines(t, out)
+			lines := len(readJSONLines(t, out))
 			if tc.json {
 				var s summary
 				if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || !s.Interrupted || s.Fetched < int64(lines)/2 {
@@ -125,9 +125,9 @@ func waitForOutput(t *testing.T, path string) {
 	t.Fatalf("%s still empty after 10 s", path)
 }
 
-// checkJSONLines checks that every line of the file at path is a whole
-// record, the last one ended, and returns the number of lines.
-func checkJSONLines(t *testing.T, path string) int {
+// readJSONLines checks that every line of the -out file at path is a
+// whole record, the last one ended, and returns the records.
+func readJSONLines(t *testing.T, path string) []record {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -136,14 +136,14 @@ func checkJSONLines(t *testing.T, path string) int {
 	if len(data) == 0 || data[len(data)-1] != '\n' {
 		t.Fatalf("-out does not end with a whole line: ...%q", data[max(0, len(data)-100):])
 	}
-	n := 0
+	var rs []record
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		n++
 		var r record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.URL == "" {
-			t.Fatalf("line %d of -out: %v: %s", n, err, sc.Text())
+			t.Fatalf("line %d of -out: %v: %s", len(rs)+1, err, sc.Text())
 		}
+		rs = append(rs, r)
 	}
-	return n
+	return rs
 }

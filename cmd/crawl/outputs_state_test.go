@@ -35,8 +35,8 @@ func TestStateOutputsSurviveKill9(t *testing.T) {
 		killAfter(t, w, dir, len(want)/5, nil, flags...)
 		t.Logf("kill %d after %d page requests", kill, w.TotalRequests())
 	}
-	if before := countLines(t, out); before == 0 {
-		t.Fatal("-out is empty after three runs")
+	if data, err := os.ReadFile(out); err != nil || bytes.IndexByte(data, '\n') < 0 {
+		t.Fatalf("-out holds no line after three runs (%v)", err)
 	}
 	// -stats on the state a kill -9 left: what waits, what was seen.
 	r := runCrawl(t, nil, "-state", dir, "-stats")
@@ -68,7 +68,7 @@ func TestStateOutputsSurviveKill9(t *testing.T) {
 	// -out: each page requested, once.
 	lines := map[string]int{}
 	graphed := map[string]bool{} // the pages -out says the graph records
-	for _, r := range readRecords(t, out) {
+	for _, r := range readJSONLines(t, out) {
 		lines[r.URL]++
 		if r.Error == "" && (r.Redirect != "" || r.Status/100 == 2 && strings.HasPrefix(r.ContentType, "text/html")) {
 			graphed[r.URL] = true
@@ -126,34 +126,6 @@ func TestStateOutputsSurviveKill9(t *testing.T) {
 			t.Errorf("%s: served %d times, archived %d times", u, n, archived[u])
 		}
 	}
-}
-
-// readRecords reads the -out file name.
-func readRecords(t *testing.T, name string) []record {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rs []record
-	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
-			t.Fatalf("%s line %d: %v: %q", name, i+1, err, line)
-		}
-		rs = append(rs, r)
-	}
-	return rs
-}
-
-// countLines counts the lines of the file name.
-func countLines(t *testing.T, name string) int {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(data, []byte("\n"))
 }
 
 // graphRecords counts the records of each page or redirect source in the
@@ -230,7 +202,7 @@ func TestStateRefuses(t *testing.T) {
 	if b, err := crawlState(t.Context(), w, dir, "-max-pages", "40", "-out", other).CombinedOutput(); err != nil || strings.Contains(string(b), "appending") {
 		t.Fatalf("a new -out path: %v\n%s", err, b)
 	}
-	if n := countLines(t, other); n != 20 {
+	if n := len(readJSONLines(t, other)); n != 20 {
 		t.Errorf("a new -out path holds %d lines, want the run's 20", n)
 	}
 }
