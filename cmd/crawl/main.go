@@ -341,8 +341,7 @@ func printState(dir string, w io.Writer) error {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}
 	defer st.Close()
-	total := (&crawler.Crawler{Frontier: st.Frontier()}).TotalStats()
-	total.Seen, total.Frontier, total.Hosts = st.Seen().Len(), st.Frontier().Len(), st.Hosts()
+	total := withGauges((&crawler.Crawler{Frontier: st.Frontier()}).TotalStats(), st, st.Frontier().Len())
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
@@ -392,12 +391,19 @@ type crawl struct {
 	ran     bool           // Run was called
 }
 
+// withGauges returns the counters of every run, total, with the gauges of
+// the state st: its URLs seen, waiting (as the frontier in use counts them:
+// an AOPIC on the store keeps its own count) and hosts.
+func withGauges(total crawler.Stats, st *store.Store, waiting int) crawler.Stats {
+	total.Seen, total.Frontier, total.Hosts = st.Seen().Len(), waiting, st.Hosts()
+	return total
+}
+
 // closeState closes the crawl's state once Run has returned runErr, and
 // takes the crawl's totals from it first; it returns runErr with the
 // error of closing.
 func (cr *crawl) closeState(runErr error) error {
-	total := cr.c.TotalStats()
-	total.Seen, total.Frontier, total.Hosts = cr.st.Seen().Len(), cr.st.Frontier().Len(), cr.st.Hosts()
+	total := withGauges(cr.c.TotalStats(), cr.st, cr.c.Frontier.Len())
 	cr.total = &total
 	if err := cr.st.Close(); err != nil {
 		runErr = errors.Join(runErr, fmt.Errorf("-state %s: %w", cr.o.state, err))

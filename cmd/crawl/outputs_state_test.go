@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +218,22 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// The whole crawl's line gives the URLs waiting as the frontier in use
+// counts them: an AOPIC on the state keeps its own count (the line said 0).
+func TestStateTotalWaiting(t *testing.T) {
+	w := stateWeb(t, 0)
+	dir := filepath.Join(t.TempDir(), "state")
+	for _, order := range []string{"fifo", "aopic"} {
+		out, err := crawlState(t.Context(), w, filepath.Join(dir, order), "-frontier", order, "-max-pages", "20").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", order, err, out)
+		}
+		run := regexp.MustCompile(`crawl: fetched 20 .*, frontier (\d+),`).FindSubmatch(out)
+		total := regexp.MustCompile(`every run: fetched 20 .*, frontier (\d+),`).FindSubmatch(out)
+		if run == nil || total == nil || string(run[1]) != string(total[1]) || string(run[1]) == "0" {
+			t.Errorf("%s: the run's and the whole crawl's frontier differ, or are 0:\n%s", order, out)
+		}
+	}
 }
