@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Error kinds under which [Stats] counts failures, as returned by
@@ -225,40 +227,14 @@ func (s *Stats) plus(t Stats) Stats {
 			sum.Traps[k] += n
 		}
 	}
-	sum.Requests += s.Requests
-	sum.Fetched += s.Fetched
-	sum.Bytes += s.Bytes
-	sum.Redirects += s.Redirects
-	sum.Truncated += s.Truncated
-	sum.RobotsFetched += s.RobotsFetched
-	sum.RobotsBlocked += s.RobotsBlocked
-	sum.Retries += s.Retries
-	sum.HostsRetired += s.HostsRetired
-	sum.Duplicates += s.Duplicates
-	sum.OutOfScope += s.OutOfScope
-	sum.BadLinks += s.BadLinks
-	sum.OtherSchemes += s.OtherSchemes
-	sum.LinksTruncated += s.LinksTruncated
-	sum.Forwarded += s.Forwarded
-	sum.Received += s.Received
-	sum.DuplicateContent += s.DuplicateContent
-	sum.DepthRefetches += s.DepthRefetches
-	sum.Sitemaps += s.Sitemaps
-	sum.SitemapURLs += s.SitemapURLs
-	sum.Revisits += s.Revisits
-	sum.NotModified += s.NotModified
-	sum.Unchanged += s.Unchanged
-	sum.NearDuplicates += s.NearDuplicates
+	addCounters(&sum, s)
 	sum.FetchTime = s.FetchTime.plus(t.FetchTime)
-	sum.DNSLookups += s.DNSLookups
-	sum.DNSCacheHits += s.DNSCacheHits
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
 		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
 			sum.TrapPatterns = append(sum.TrapPatterns, p)
 		}
 	}
-	sum.Elapsed += s.Elapsed
 	sum.PagesPerSec = 0
 	if secs := sum.Elapsed.Seconds(); secs > 0 {
 		sum.PagesPerSec = float64(sum.Fetched) / secs
@@ -311,50 +287,75 @@ func byteSize(n int64) string {
 }
 
 // counters are the live counters of one Run, written by workers and the
-// scheduler and read by Stats at any time.
+// scheduler and read by Stats at any time. Each atomic.Int64 is named as
+// the Stats field it fills (case aside): snapshot copies it there, so a
+// counter is added with a field here and one in Stats.
 type counters struct {
-	start            time.Time
-	end              atomic.Int64 // UnixNano when Run returned, 0 while running
-	requests         atomic.Int64
-	fetched          atomic.Int64
-	bytes            atomic.Int64
-	status           [600]atomic.Int64
-	errors           [len(errorKinds)]atomic.Int64 // indexed like errorKinds
-	redirects        atomic.Int64
-	truncated        atomic.Int64
-	robotsFetched    atomic.Int64
-	robotsBlocked    atomic.Int64
-	retries          atomic.Int64
-	hostsRetired     atomic.Int64
-	duplicates       atomic.Int64
-	forwarded        atomic.Int64
-	received         atomic.Int64
-	outOfScope       atomic.Int64
-	badLinks         atomic.Int64
-	otherSchemes     atomic.Int64
-	linksTruncated   atomic.Int64
-	traps            [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
-	duplicateContent atomic.Int64
-	depthRefetches   atomic.Int64
-	sitemaps         atomic.Int64
-	sitemapURLs      atomic.Int64
-	revisits         atomic.Int64
-	notModified      atomic.Int64
-	unchanged        atomic.Int64
-	nearDuplicates   atomic.Int64
-	patternsMu       sync.Mutex
-	trapPatterns     []string
-	seen             atomic.Int64
-	frontier         atomic.Int64
-	inflight         atomic.Int64
-	hosts            atomic.Int64
-	revisiting       atomic.Int64
-	fetchTime        histogram
-	seenFPRate       atomic.Uint64 // math.Float64bits
+	start time.Time
+	end   atomic.Int64 // UnixNano when Run returned, 0 while running
+
+	requests, fetched, bytes, redirects, truncated                 atomic.Int64
+	robotsFetched, robotsBlocked, retries, hostsRetired            atomic.Int64
+	duplicates, forwarded, received, outOfScope, badLinks          atomic.Int64
+	otherSchemes, linksTruncated, duplicateContent, depthRefetches atomic.Int64
+	sitemaps, sitemapURLs, revisits, notModified, unchanged        atomic.Int64
+	nearDuplicates                                                 atomic.Int64
+	seen, frontier, inflight, hosts, revisiting                    atomic.Int64 // gauges the scheduler publishes
+
+	status       [600]atomic.Int64
+	errors       [len(errorKinds)]atomic.Int64    // indexed like errorKinds
+	traps        [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
+	patternsMu   sync.Mutex
+	trapPatterns []string
+	fetchTime    histogram
+	seenFPRate   atomic.Uint64 // math.Float64bits
 	// dns returns the DNS figures of the Run's Fetcher, if it tells;
 	// dnsBefore are those it had when the Run started.
 	dns       func() fetch.DNSStats
 	dnsBefore fetch.DNSStats
+}
+
+// counterFields pairs each atomic.Int64 of counters, by its offset, with
+// the index of the Stats field of its name. It is made once, at init: a
+// counter without a Stats field panics there, in every test.
+var counterFields = pairCounters()
+
+type counterField struct {
+	offset uintptr // in counters
+	stat   int     // index in Stats
+}
+
+func pairCounters() []counterField {
+	var pairs []counterField
+	ct, st := reflect.TypeFor[counters](), reflect.TypeFor[Stats]()
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		if f.Type != reflect.TypeFor[atomic.Int64]() || f.Name == "end" {
+			continue
+		}
+		sf, ok := st.FieldByNameFunc(func(name string) bool { return strings.EqualFold(name, f.Name) })
+		if !ok {
+			panic("crawler: counter " + f.Name + " has no Stats field")
+		}
+		pairs = append(pairs, counterField{f.Offset, sf.Index[0]})
+	}
+	return pairs
+}
+
+// counterAt returns the counter of c that f names.
+func counterAt(c *counters, f counterField) *atomic.Int64 {
+	return (*atomic.Int64)(unsafe.Add(unsafe.Pointer(c), f.offset))
+}
+
+// addCounters adds to sum each int64 field of s: the counters, which
+// only grow, and Elapsed. The gauges are ints, and stay sum's.
+func addCounters(sum, s *Stats) {
+	a, b := reflect.ValueOf(sum).Elem(), reflect.ValueOf(s).Elem()
+	for i := range a.NumField() {
+		if f := a.Field(i); f.Kind() == reflect.Int64 {
+			f.SetInt(f.Int() + b.Field(i).Int())
+		}
+	}
 }
 
 func (c *counters) addError(kind string) {
@@ -399,40 +400,15 @@ func (c *counters) addStatus(code int) {
 
 func (c *counters) snapshot() Stats {
 	s := Stats{
-		Requests:         c.requests.Load(),
-		Fetched:          c.fetched.Load(),
-		Bytes:            c.bytes.Load(),
-		Status:           map[int]int64{},
-		Errors:           map[string]int64{},
-		Redirects:        c.redirects.Load(),
-		Truncated:        c.truncated.Load(),
-		RobotsFetched:    c.robotsFetched.Load(),
-		RobotsBlocked:    c.robotsBlocked.Load(),
-		Retries:          c.retries.Load(),
-		HostsRetired:     c.hostsRetired.Load(),
-		Duplicates:       c.duplicates.Load(),
-		OutOfScope:       c.outOfScope.Load(),
-		BadLinks:         c.badLinks.Load(),
-		OtherSchemes:     c.otherSchemes.Load(),
-		LinksTruncated:   c.linksTruncated.Load(),
-		Traps:            map[string]int64{},
-		DuplicateContent: c.duplicateContent.Load(),
-		DepthRefetches:   c.depthRefetches.Load(),
-		Sitemaps:         c.sitemaps.Load(),
-		SitemapURLs:      c.sitemapURLs.Load(),
-		Revisits:         c.revisits.Load(),
-		NotModified:      c.notModified.Load(),
-		Unchanged:        c.unchanged.Load(),
-		NearDuplicates:   c.nearDuplicates.Load(),
-		Forwarded:        c.forwarded.Load(),
-		Received:         c.received.Load(),
-		Seen:             int(c.seen.Load()),
-		Frontier:         int(c.frontier.Load()),
-		InFlight:         int(c.inflight.Load()),
-		Hosts:            int(c.hosts.Load()),
-		Revisiting:       int(c.revisiting.Load()),
-		FetchTime:        c.fetchTime.snapshot(),
-		SeenFPRate:       math.Float64frombits(c.seenFPRate.Load()),
+		Status:     map[int]int64{},
+		Errors:     map[string]int64{},
+		Traps:      map[string]int64{},
+		FetchTime:  c.fetchTime.snapshot(),
+		SeenFPRate: math.Float64frombits(c.seenFPRate.Load()),
+	}
+	sv := reflect.ValueOf(&s).Elem()
+	for _, f := range counterFields {
+		sv.Field(f.stat).SetInt(counterAt(c, f).Load())
 	}
 	if c.dns != nil {
 		d := c.dns()
