@@ -527,7 +527,7 @@ type run struct {
 	fps     []uint64
 	// fpRate is the seen-set, if it estimates its false-positive rate;
 	// else nil.
-	fpRate interface{ FPRate() float64 }
+	fpRate seen.Estimator
 	// revisits are the pages Crawler.Recrawl revisits; nil without it.
 	// Scheduler only.
 	revisits *revisits
@@ -622,10 +622,10 @@ func (c *Crawler) newRun(h Handler) *run {
 	r.committer, _ = r.frontier.(frontier.Committer)
 	r.exchange, _ = r.frontier.(frontier.Exchanger)
 	r.batcher, _ = r.seen.(seen.Batcher)
-	if d, ok := r.fetcher.(interface{ DNSStats() fetch.DNSStats }); ok {
+	if d, ok := r.fetcher.(fetch.DNSCaching); ok {
 		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
 	}
-	r.fpRate, _ = r.seen.(interface{ FPRate() float64 })
+	r.fpRate, _ = r.seen.(seen.Estimator)
 	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
 	return r
 }

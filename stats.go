@@ -118,9 +118,9 @@ type Stats struct {
 	Hosts            int              // distinct hosts met
 	Revisiting       int              // pages fetched that Recrawl keeps revisiting
 	FetchTime        Histogram        // response times of the page requests answered, from request to end of body
-	DNSLookups       int64            // host names the Fetcher looked up, when it tells (fetch.HTTPFetcher does)
+	DNSLookups       int64            // host names the Fetcher looked up, if it is a fetch.DNSCaching (fetch.HTTPFetcher is)
 	DNSCacheHits     int64            // of the names it needed, those answered from its DNS cache
-	SeenFPRate       float64          // the seen-set's estimated false-positive rate, if it has one (a Bloom filter); 0 if exact
+	SeenFPRate       float64          // the seen-set's estimated false-positive rate, if it is a seen.Estimator (a Bloom filter); 0 if exact
 	Elapsed          time.Duration    // time since Run started (to its end, once it returned)
 	PagesPerSec      float64          // Fetched / Elapsed
 }

@@ -250,7 +250,7 @@ func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
 // was just not found: the host's retry then asks the resolver again
 // rather than the cache's negative answer.
 func (r *run) forgetDNS(host string) {
-	if f, ok := r.fetcher.(interface{ ForgetDNS(host string) }); ok {
+	if f, ok := r.fetcher.(fetch.DNSCaching); ok {
 		f.ForgetDNS(host)
 	}
 }

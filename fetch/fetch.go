@@ -179,6 +179,20 @@ func NewTransportWith(dns *DNSCache) *http.Transport {
 	}
 }
 
+// DNSCaching is a Fetcher that caches DNS answers, such as [HTTPFetcher].
+// The crawler publishes its counts in its Stats (DNSLookups,
+// DNSCacheHits), and has it forget a name that was not found before the
+// host is tried again.
+type DNSCaching interface {
+	Fetcher
+	// DNSStats returns the counts of the cache; safe to call at any time.
+	DNSStats() DNSStats
+	// ForgetDNS drops what the cache keeps for host.
+	ForgetDNS(host string)
+}
+
+var _ DNSCaching = (*HTTPFetcher)(nil)
+
 // DNSStats returns the counts of the fetcher's DNS cache: DNS, or the
 // cache of the transport it made for a nil Client; zero counts when it
 // has neither. It is safe to call at any time.

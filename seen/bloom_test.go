@@ -9,14 +9,13 @@ import (
 )
 
 var (
-	_ seen.Set = (*seen.Bloom)(nil)
-	_ seen.Set = (*seen.Bitmap)(nil)
+	_ seen.Estimator = (*seen.Bloom)(nil)
+	_ seen.Estimator = (*seen.Bitmap)(nil)
 )
 
 // probabilistic is what Bloom and Bitmap share beyond Set.
 type probabilistic interface {
-	seen.Set
-	FPRate() float64
+	seen.Estimator
 	MemoryBytes() int
 }
 

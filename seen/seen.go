@@ -46,6 +46,16 @@ type Batcher interface {
 	Prepare(fps []uint64)
 }
 
+// Estimator is a Set that may report false positives and estimates how
+// often it does now, such as [Bloom] and [Bitmap]. The crawler publishes
+// the estimate as Stats.SeenFPRate.
+type Estimator interface {
+	Set
+	// FPRate returns the estimated probability that Add reports a new
+	// fingerprint as seen.
+	FPRate() float64
+}
+
 // Exact is an exact Set: it never reports a false positive. Its zero value
 // is an empty set ready to use. It is not safe for concurrent use.
 //
