@@ -468,7 +468,7 @@ func TestCancel(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	c := fast(nil)
-	c.PerHost = 4
+	c.Frontier = &frontier.FIFO{PerHost: 4}
 	var cancelled atomic.Int64 // when, in Unix nanoseconds
 	c.Handler = crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
 		if p.URL == s.URL+"/" {

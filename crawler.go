@@ -95,8 +95,9 @@ type Crawler struct {
 	// Fetcher fetches pages and robots.txt. Nil: a [fetch.HTTPFetcher]
 	// with its defaults, which refuse loopback and private addresses.
 	Fetcher fetch.Fetcher
-	// Frontier orders the URLs to fetch. Nil: a [frontier.FIFO] with
-	// PerHost set from PerHost.
+	// Frontier orders the URLs to fetch and says how many requests may be
+	// in flight to one host (its PerHost). Nil: a [frontier.FIFO], one
+	// request at a time per host.
 	Frontier frontier.Frontier
 	// Seen is the URL-seen set. Nil: a [seen.Exact].
 	Seen seen.Set
@@ -124,9 +125,6 @@ type Crawler struct {
 	// Workers is how many pages are processed at once. 0: DefaultWorkers;
 	// negative: an error.
 	Workers int
-	// PerHost is how many requests may be in flight to one host, when
-	// Frontier is nil. 0: 1; negative: no limit but Workers.
-	PerHost int
 	// MaxRate bounds the requests per second of the whole crawl, robots.txt
 	// included. 0 or negative: no bound beyond the per-host pacing.
 	MaxRate float64
@@ -584,7 +582,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	}
 	if r.frontier == nil {
 		if m.frontier == nil {
-			m.frontier = &frontier.FIFO{PerHost: c.PerHost}
+			m.frontier = new(frontier.FIFO)
 		}
 		r.frontier = m.frontier
 	}

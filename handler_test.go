@@ -2,6 +2,7 @@ package crawler_test
 
 import (
 	"context"
+	"crawler/frontier"
 	"errors"
 	"strings"
 	"sync"
@@ -78,7 +79,7 @@ func TestPagesBreakLosesNothing(t *testing.T) {
 	leak.Check(t)
 	s := chainSite(t, 20) // 61 pages
 	c := fast(nil)
-	c.Workers, c.PerHost = 8, 8 // several pages in flight at the break
+	c.Workers, c.Frontier = 8, &frontier.FIFO{PerHost: 8} // several pages in flight at the break
 	yielded := map[string]int{}
 	n := 0
 	for p, err := range c.Pages(context.Background(), s.URL+"/0") {

@@ -17,8 +17,8 @@ import (
 
 // Defaults of the HTTP fetcher, each overridable by a field.
 const (
-	// DefaultUserAgent is sent when neither the Crawler nor the fetcher
-	// names another. Its product token, "crawler", is what robots.txt
+	// DefaultUserAgent is sent when a Request names no User-Agent (the
+	// crawler always names one: Crawler.UserAgent). Its product token, "crawler", is what robots.txt
 	// groups are matched against.
 	DefaultUserAgent = "crawler/0.1 (+https://pkg.go.dev/crawler)"
 	// DefaultMaxBodyBytes caps a response body, counted after gzip
@@ -31,7 +31,7 @@ const (
 // Request is one fetch the crawler asks of a [Fetcher].
 type Request struct {
 	URL       string // absolute URL to fetch (canonical)
-	UserAgent string // User-Agent header; "" means the fetcher's default
+	UserAgent string // User-Agent header; "": DefaultUserAgent
 	MaxBytes  int64  // body cap; 0 means the fetcher's, negative no cap
 
 	// ETag and LastModified, the validators of an earlier response for
@@ -91,9 +91,6 @@ type HTTPFetcher struct {
 	// response, since redirects are the crawler's to schedule. Cookies are
 	// sent and kept only if the Client has a Jar.
 	Client *http.Client
-	// UserAgent is sent when the Request names none. "" means
-	// DefaultUserAgent.
-	UserAgent string
 	// MaxBodyBytes caps bodies when the Request names no cap. 0 means
 	// DefaultMaxBodyBytes; a negative value, no cap (for your own servers
 	// only). The cap counts bytes as the body is decoded (the transport's
@@ -314,14 +311,7 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if f.proxied {
 		dp.proxy = proxyAddr(f.transport, hreq)
 	}
-	ua := req.UserAgent
-	if ua == "" {
-		ua = f.UserAgent
-	}
-	if ua == "" {
-		ua = DefaultUserAgent
-	}
-	hreq.Header.Set("User-Agent", ua)
+	hreq.Header.Set("User-Agent", cmp.Or(req.UserAgent, DefaultUserAgent))
 	hreq.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
 	if req.ETag != "" {
 		hreq.Header.Set("If-None-Match", req.ETag)

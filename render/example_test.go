@@ -17,11 +17,11 @@ import (
 // is asked about each of them.
 func ExampleFetcher() {
 	const agent = "examplebot/1.0"
-	hf := &fetch.HTTPFetcher{UserAgent: agent}
+	hf := &fetch.HTTPFetcher{}
 	robots := &politeness.RobotsCache{Fetch: func(ctx context.Context, robotsURL string) (int, []byte, error) {
 		// Follow up to 5 redirects, as a FetchFunc must.
 		for range 6 {
-			resp, err := hf.Fetch(ctx, &fetch.Request{URL: robotsURL})
+			resp, err := hf.Fetch(ctx, &fetch.Request{URL: robotsURL, UserAgent: agent})
 			if err != nil {
 				return 0, nil, err
 			}

@@ -415,7 +415,7 @@ func (p *page) fetch(ctx context.Context, u *url.URL) (*fetch.Response, error) {
 	}
 	return p.f.fetcher.Fetch(ctx, &fetch.Request{
 		URL:       u.String(),
-		UserAgent: cmp.Or(p.req.UserAgent, p.f.UserAgent),
+		UserAgent: p.req.UserAgent,
 		MaxBytes:  p.req.MaxBytes,
 	})
 }

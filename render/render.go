@@ -137,9 +137,6 @@ type Fetcher struct {
 	LoadMedia bool
 	// ExecPath is the browser to run. "": [FindBrowser].
 	ExecPath string
-	// UserAgent is sent with the browser's requests when the Request
-	// names none. "": the Fetcher's default.
-	UserAgent string
 	// Logger, if not nil, is told of the browser's start (Info) and
 	// death (Warn), and of each request of the browser and what became
 	// of it (Debug).

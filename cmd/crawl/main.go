@@ -431,7 +431,6 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 	c := &crawler.Crawler{
 		UserAgent:    o.userAgent,
 		Workers:      o.workers,
-		PerHost:      o.perHost,
 		Pacing:       o.pacing,
 		MaxRetries:   o.maxRetries,
 		MaxRate:      o.rate,

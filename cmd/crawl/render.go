@@ -35,7 +35,6 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 		Fetcher:   spacedFetcher{f, spacing},
 		ExecPath:  browser,
 		Tabs:      o.renderTabs,
-		UserAgent: o.userAgent,
 		Allowed:   c.RobotsAllowed,
 		Pace:      spacing.wait,
 	}
