@@ -84,10 +84,8 @@ const (
 // host, a second between them, breadth-first, every http(s) link followed.
 // Numbers follow the package's rule: 0 is the default, negative is off.
 //
-// Fields must not change while Run is running; Run never writes them. The
-// frontier and seen-set a Run makes for nil Frontier and Seen fields are
-// kept in the Crawler, so a second Run resumes the first (seeds already
-// seen are not fetched again).
+// Fields must not change while Run is running; Run never writes them. A
+// second Run resumes the first (see the package doc).
 type Crawler struct {
 	// Handler receives every page fetched or tried. Nil: none, the crawl
 	// only discovers.
@@ -226,13 +224,11 @@ func (c *Crawler) HostStats() []HostStats {
 }
 
 // TotalStats returns the counters of the whole crawl: those of the current
-// Run, or the last one, added to those of every Run before it on this
-// Crawler, and, when the Frontier is a [frontier.Keeper] such as a durable
-// store, of the Runs of earlier processes it kept (before the first Run,
-// what it kept). Elapsed is the Runs' time; the gauges (Seen, Frontier,
-// InFlight, Hosts) are the current Run's. After a crash the counters kept
-// may count the pages then in flight, which are fetched again, twice.
-// Safe to call at any time, from any goroutine.
+// Run, or the last one, added to those of every Run before it, those of
+// earlier processes a durable frontier kept included (see the package
+// doc). Elapsed is the Runs' time; the gauges (Seen, Frontier, InFlight,
+// Hosts) are the current Run's. Safe to call at any time, from any
+// goroutine.
 func (c *Crawler) TotalStats() Stats {
 	last := c.stats.Load()
 	if last == nil {
@@ -260,21 +256,12 @@ func (c *Crawler) TotalStats() Stats {
 // makes Run return an error before anything is fetched.
 //
 // When ctx is done, Run stops handing out URLs and aborts the fetches and
-// robots.txt requests in flight through their context, rather than waiting
-// for them to end or time out; it waits only for Handler calls already
-// running, which see the same ctx and should return promptly. The URLs cut
-// short go back to the frontier unfetched and uncounted, and the links of
-// pages already fetched are pushed, so the Frontier and Seen hold
-// everything discovered. The StoppedError's Frontier, as Stats().Frontier,
-// is the number of URLs left, and a later Run on the same Crawler (with no
-// seeds, or the same ones) resumes there: a page is requested again only
-// if its first request was cut short. A Run that resumes a crawl (its
-// Frontier not empty at the start, here or after a restart on a durable
-// store) asks no host before Pacing.MinDelay has passed: the requests in
-// flight when the Run or process before ended are recorded nowhere, and
-// are made again. A Fetcher of your own must return
-// promptly when its ctx is done, and its idle connections are yours to
-// close.
+// robots.txt requests in flight through their context; it waits only for
+// Handler calls already running, which see the same ctx and should return
+// promptly. The URLs cut short go back to the frontier, and a later Run on
+// the same Crawler (with no seeds, or the same ones) resumes there (see
+// the package doc). A Fetcher of your own must return promptly when its
+// ctx is done, and its idle connections are yours to close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.run(ctx, c.Handler, seeds)
 }

@@ -34,7 +34,8 @@
 // the frontier emptied without a response to any page, it returns a
 // [*NoPagesError] saying why each seed yielded none.
 // Cancelling the context aborts the fetches in flight and puts their URLs
-// back in the frontier, so a second Run on the same Crawler resumes.
+// back in the frontier, so a second Run on the same Crawler resumes (see
+// Stopping, resuming and durable crawls, below).
 //
 // # Defaults
 //
@@ -53,6 +54,29 @@
 // private, link-local and other special-purpose addresses, checked after
 // DNS resolution and on every redirect hop ([fetch.AddressPolicy] allows
 // some, such as a test server on 127.0.0.1).
+//
+// # Stopping, resuming and durable crawls
+//
+// A crawl outlives its Runs. The frontier and seen-set a Run makes for
+// nil fields stay in the Crawler, so a second Run resumes the first, and
+// so do the trap rules' counts and the revisits. A Run stopped by its
+// context puts the URLs cut short back in the frontier, unfetched and
+// uncounted: a page is requested again only if its first request was cut
+// short.
+//
+// A durable frontier (package store: a [frontier.Committer] that is also
+// a [frontier.Keeper] and [frontier.Recorder]) keeps the crawl across
+// processes: the URLs waiting, the seen-set, [Crawler.TotalStats], the
+// seeds' hosts (Scope.SameHost), the trap rules' counts and stopped
+// patterns, and each revisited page's visits (Crawler.Recrawl) are
+// written together, a step at a time, and a process killed with kill -9
+// loses none of the steps committed. What was in flight when it died was
+// recorded nowhere: those pages are fetched again (the counters kept may
+// count them twice), and a Run that resumes a crawl asks no host before
+// Pacing.MinDelay has passed. Two things are kept for the Run only: the
+// near-duplicate fingerprints (Crawler.NearDuplicates) and, without
+// Scope.MaxDepth, the shorter paths found to a URL while it waited
+// (Page.Depth).
 //
 // # Zero and negative values
 //

@@ -14,9 +14,8 @@ type Page struct {
 	URL string // canonical URL requested
 	// Depth is the link distance from a seed by the shortest path known
 	// when the page was handed out (seeds: 0; a redirect keeps its
-	// source's depth). A durable frontier (frontier.Committer) keeps a URL's
-	// depth from when it was first found, unless Scope.MaxDepth is set,
-	// since the shorter paths found later would be kept in memory.
+	// source's depth; a durable frontier keeps it as first found unless
+	// Scope.MaxDepth is set: see the package doc).
 	Depth    int
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
 	// Importance is the frontier's estimate of the page's importance when

@@ -18,8 +18,8 @@ import (
 //
 // The fingerprints live in memory for the Run, with the URL of each page
 // that is no near-duplicate: about 50 bytes a page for the tables (40
-// nominal, see simhash.Index) plus its URL. They are not kept by a durable frontier: a
-// resumed crawl compares pages with those of its own Run only.
+// nominal, see simhash.Index) plus its URL, for the Run only (see the
+// package doc).
 type NearDuplicates struct {
 	// Distance is the most bits in which a near-duplicate's fingerprint
 	// may differ. 0: simhash.DefaultDistance; negative: none, only pages

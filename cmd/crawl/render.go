@@ -32,11 +32,11 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 	}
 	spacing := newHostSpacing(politeness.Or(o.pacing.Delay, politeness.DefaultDelay))
 	rf := &render.Fetcher{
-		Fetcher:   spacedFetcher{f, spacing},
-		ExecPath:  browser,
-		Tabs:      o.renderTabs,
-		Allowed:   c.RobotsAllowed,
-		Pace:      spacing.wait,
+		Fetcher:  spacedFetcher{f, spacing},
+		ExecPath: browser,
+		Tabs:     o.renderTabs,
+		Allowed:  c.RobotsAllowed,
+		Pace:     spacing.wait,
 	}
 	if !o.render {
 		hosts := map[string]bool{}
