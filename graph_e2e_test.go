@@ -65,7 +65,7 @@ func TestLinkGraphPageRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := graph.PageRank(g, nil)
+	pr, err := graph.PageRank(g, graph.PageRankOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func BenchmarkPageRank(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("n=1e6/m=1e7/gather/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
-			o := &PageRankOptions{Workers: workers, MaxIterations: iterations, Tolerance: 1e-300}
+			o := PageRankOptions{Workers: workers, MaxIterations: iterations, Tolerance: 1e-300}
 			start()
 			for b.Loop() {
 				if _, err := PageRank(g, o); err != nil {
@@ -115,7 +115,7 @@ func BenchmarkHITS(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("n=1e6/m=1e7/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
-			o := &HITSOptions{Workers: workers, MaxIterations: iterations, Tolerance: 1e-300}
+			o := HITSOptions{Workers: workers, MaxIterations: iterations, Tolerance: 1e-300}
 			for b.Loop() {
 				if _, err := HITS(g, o); err != nil {
 					b.Fatal(err)

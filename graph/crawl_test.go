@@ -201,7 +201,7 @@ func TestCrawlerTestPageRank(t *testing.T) {
 				t.Fatalf("%d nodes, crawlertest has %d good pages", len(pages), len(want))
 			}
 
-			res, err := graph.PageRank(g, nil)
+			res, err := graph.PageRank(g, graph.PageRankOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@
 //	err = w.Redirect(fromURL, toURL)      // each redirect
 //	err = w.Close()
 //	g, err := graph.Load("crawl.graph")   // err wraps ErrTruncated if the crawl died
-//	res, err := graph.PageRank(g, nil)    // res.Ranks[k] is the rank of g.URL(k)
+//	res, err := graph.PageRank(g, graph.PageRankOptions{})    // res.Ranks[k] is the rank of g.URL(k)
 //
 // # The graph
 //

@@ -26,7 +26,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := graph.PageRank(g, nil)
+	res, err := graph.PageRank(g, graph.PageRankOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,7 +2,7 @@ package graph
 
 import "math"
 
-// HITSOptions tune HITS. The zero value (or a nil pointer) means the
+// HITSOptions tune HITS. The zero value means the
 // defaults.
 type HITSOptions struct {
 	// Tolerance ends the iteration when one step changes the hub and
@@ -38,11 +38,7 @@ type HITSResult struct {
 // It costs 4 bytes per edge (the transposed graph) and 20 bytes per node
 // besides the result (24 while transposing). A graph without edges has
 // all scores 0.
-func HITS(g *Graph, o *HITSOptions) (HITSResult, error) {
-	var opt HITSOptions
-	if o != nil {
-		opt = *o
-	}
+func HITS(g *Graph, opt HITSOptions) (HITSResult, error) {
 	tol, maxIter, workers, err := iteration(opt.Tolerance, opt.MaxIterations, opt.Workers)
 	if err != nil {
 		return HITSResult{}, err

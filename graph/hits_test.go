@@ -16,7 +16,7 @@ import (
 // eigenvector is (1, φ-1) up to scale, φ the golden ratio.
 func TestHITSSmall(t *testing.T) {
 	g, node := fromEdges(t, [][]int{{2, 3}, {2}, {}, {}}) // p, q, a, b
-	res, err := graph.HITS(g, nil)
+	res, err := graph.HITS(g, graph.HITSOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestHITSKnown(t *testing.T) {
 		out[h] = append(out[h], r.IntN(noise)) // and a little noise
 	}
 	g, node := fromEdges(t, out)
-	res, err := graph.HITS(g, nil)
+	res, err := graph.HITS(g, graph.HITSOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +109,12 @@ func TestHITSKnown(t *testing.T) {
 
 func TestHITSEdgeCases(t *testing.T) {
 	g, _ := fromEdges(t, [][]int{{}, {}})
-	res, err := graph.HITS(g, nil)
+	res, err := graph.HITS(g, graph.HITSOptions{})
 	if err != nil || !res.Converged || len(res.Hubs) != 2 || res.Hubs[0] != 0 || res.Authorities[1] != 0 {
 		t.Errorf("graph without edges: %+v, %v", res, err)
 	}
 	for _, o := range []graph.HITSOptions{{Tolerance: -1}, {MaxIterations: -2}, {Workers: -1}} {
-		if _, err := graph.HITS(g, &o); !errors.Is(err, graph.ErrOptions) {
+		if _, err := graph.HITS(g, o); !errors.Is(err, graph.ErrOptions) {
 			t.Errorf("%+v: %v, want ErrOptions", o, err)
 		}
 	}

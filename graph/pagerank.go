@@ -18,7 +18,7 @@ const (
 // options.
 var ErrOptions = errors.New("graph: invalid options")
 
-// PageRankOptions tune PageRank. The zero value (or a nil pointer) means
+// PageRankOptions tune PageRank. The zero value means
 // the defaults, which are crawlertest's but for the tolerance.
 type PageRankOptions struct {
 	// Damping is the probability d of following a link rather than
@@ -68,11 +68,7 @@ type PageRankResult struct {
 // VM), the transpose takes 0.4 to 0.5 s, and an iteration 120 to 250 ms
 // on one worker, 30 to 110 ms on two. An empty graph has no ranks and has
 // converged.
-func PageRank(g *Graph, o *PageRankOptions) (PageRankResult, error) {
-	var opt PageRankOptions
-	if o != nil {
-		opt = *o
-	}
+func PageRank(g *Graph, opt PageRankOptions) (PageRankResult, error) {
 	if opt.Damping == 0 {
 		opt.Damping = DefaultDamping
 	}

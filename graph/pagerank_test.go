@@ -37,7 +37,7 @@ func fromEdges(t testing.TB, out [][]int) (*graph.Graph, []int) {
 
 func TestPageRankCycle(t *testing.T) {
 	g, _ := fromEdges(t, [][]int{{1}, {2}, {0}})
-	res, err := graph.PageRank(g, nil)
+	res, err := graph.PageRank(g, graph.PageRankOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPageRankLinearSystem(t *testing.T) {
 		}
 		d := []float64{0.85, 0.5, 0.99}[trial%3]
 		g, node := fromEdges(t, out)
-		res, err := graph.PageRank(g, &graph.PageRankOptions{Damping: d, Tolerance: 1e-14, MaxIterations: 1 << 14})
+		res, err := graph.PageRank(g, graph.PageRankOptions{Damping: d, Tolerance: 1e-14, MaxIterations: 1 << 14})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,21 +151,21 @@ func TestPageRankOptions(t *testing.T) {
 		{Damping: -0.1}, {Damping: 1}, {Damping: 1.5}, {Damping: math.NaN()},
 		{Tolerance: -1}, {Tolerance: math.NaN()}, {MaxIterations: -1}, {Workers: -1},
 	} {
-		if _, err := graph.PageRank(g, &o); !errors.Is(err, graph.ErrOptions) {
+		if _, err := graph.PageRank(g, o); !errors.Is(err, graph.ErrOptions) {
 			t.Errorf("%+v: %v, want ErrOptions", o, err)
 		}
 	}
-	res, err := graph.PageRank(g, &graph.PageRankOptions{MaxIterations: 3})
+	res, err := graph.PageRank(g, graph.PageRankOptions{MaxIterations: 3})
 	if err != nil || res.Converged || res.Iterations != 3 {
 		t.Errorf("MaxIterations 3: %d iterations, converged %v, %v", res.Iterations, res.Converged, err)
 	}
-	res, err = graph.PageRank(g, nil)
+	res, err = graph.PageRank(g, graph.PageRankOptions{})
 	if err != nil || !res.Converged || res.Iterations > 133 || res.Delta >= graph.DefaultTolerance {
 		t.Errorf("defaults: %d iterations, converged %v, delta %g, %v", res.Iterations, res.Converged, res.Delta, err)
 	}
 
 	empty := read(t, write(t), graph.ReadOptions{})
-	res, err = graph.PageRank(empty, nil)
+	res, err = graph.PageRank(empty, graph.PageRankOptions{})
 	if err != nil || !res.Converged || len(res.Ranks) != 0 {
 		t.Errorf("empty graph: %+v, %v", res, err)
 	}
@@ -184,7 +184,7 @@ func TestPageRankWorkers(t *testing.T) {
 	g, _ := fromEdges(t, out)
 	var first graph.PageRankResult
 	for _, w := range []int{1, 2, 3} {
-		res, err := graph.PageRank(g, &graph.PageRankOptions{Workers: w, MaxIterations: 10})
+		res, err := graph.PageRank(g, graph.PageRankOptions{Workers: w, MaxIterations: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,11 +196,11 @@ func TestPageRankWorkers(t *testing.T) {
 			t.Errorf("%d workers: ranks differ from 1 worker's", w)
 		}
 	}
-	hits1, err := graph.HITS(g, &graph.HITSOptions{Workers: 1, MaxIterations: 10})
+	hits1, err := graph.HITS(g, graph.HITSOptions{Workers: 1, MaxIterations: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits2, err := graph.HITS(g, &graph.HITSOptions{Workers: 2, MaxIterations: 10})
+	hits2, err := graph.HITS(g, graph.HITSOptions{Workers: 2, MaxIterations: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,11 +108,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pr, err := graph.PageRank(g, nil)
+	pr, err := graph.PageRank(g, graph.PageRankOptions{})
 	if err != nil {
 		return err
 	}
-	hits, err := graph.HITS(g, nil)
+	hits, err := graph.HITS(g, graph.HITSOptions{})
 	if err != nil {
 		return err
 	}
