@@ -2,8 +2,7 @@ package graph
 
 import "math"
 
-// HITSOptions tune HITS. The zero value means the
-// defaults.
+// HITSOptions tune HITS. The zero value means the defaults.
 type HITSOptions struct {
 	// Tolerance ends the iteration when one step changes the hub and
 	// authority vectors by less than it, in L1 norm (the two changes

@@ -18,8 +18,8 @@ const (
 // options.
 var ErrOptions = errors.New("graph: invalid options")
 
-// PageRankOptions tune PageRank. The zero value means
-// the defaults, which are crawlertest's but for the tolerance.
+// PageRankOptions tune PageRank. The zero value means the defaults, which
+// are crawlertest's but for the tolerance.
 type PageRankOptions struct {
 	// Damping is the probability d of following a link rather than
 	// jumping to a random page; 0 means DefaultDamping (0.85). It must be
