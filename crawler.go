@@ -54,11 +54,6 @@ var (
 	// (fetch.ErrBlockedAddress): loopback or private, not allowed. That
 	// error is a [*NoPagesError].
 	ErrSeedsRefused = errors.New("crawler: every seed was refused by the address policy")
-	// ErrHostRetired is the Err of the pages of a host the crawl gave up
-	// on, after Pacing.MaxFailures failures in a row or, for a host whose
-	// name does not exist, Pacing.NotFoundRetries retries (see
-	// politeness.HostNotFound); they are not fetched.
-	ErrHostRetired = errors.New("crawler: host retired")
 	// ErrDisallowed is why a seed that robots.txt disallows yielded no
 	// page, in a [NoPagesError]. Disallowed URLs are not given to the
 	// Handler.
@@ -165,7 +160,7 @@ type Crawler struct {
 	active    atomic.Pointer[run] // the Run running; nil between Runs
 	control   control
 	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
-	hostStats atomic.Pointer[hostTable]
+	hostStats atomic.Pointer[politeness.Hosts]
 	made      made // what Runs made for nil fields, kept for the next Run
 }
 
@@ -216,9 +211,9 @@ func (c *Crawler) Stats() Stats {
 // HostStats returns the traffic accounting of every host contacted in the
 // current Run, or the last one once it has returned, sorted by host. It is
 // safe to call at any time, from any goroutine; it costs O(hosts).
-func (c *Crawler) HostStats() []HostStats {
+func (c *Crawler) HostStats() []politeness.HostStats {
 	if t := c.hostStats.Load(); t != nil {
-		return t.snapshot()
+		return t.Snapshot()
 	}
 	return nil
 }
@@ -383,8 +378,9 @@ type NoPagesError struct {
 type SeedError struct {
 	URL string // the seed, canonical
 	// Err is why: the Err its Page was given (a fetch error; for a host
-	// retired, ErrHostRetired naming the host and wrapping the cause; for
-	// an address refused, fetch.ErrBlockedAddress), or ErrDisallowed.
+	// retired, politeness.ErrHostRetired naming the host and wrapping the
+	// cause; for an address refused, fetch.ErrBlockedAddress), or
+	// ErrDisallowed.
 	Err error
 }
 
@@ -485,7 +481,7 @@ type run struct {
 	log      *slog.Logger
 	stats    *counters
 	before   *Stats // the totals of the crawl before this Run; nil: none
-	hostTab  *hostTable
+	hostTab  *politeness.Hosts
 	// holdUntil is when a Run that resumes a crawl may ask its first
 	// host (see run); zero for a new crawl.
 	holdUntil time.Time
@@ -554,7 +550,7 @@ func (c *Crawler) newRun(h Handler) *run {
 		stats:     &counters{start: time.Now()},
 		userAgent: cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
 		workers:   politeness.Or(c.Workers, DefaultWorkers),
-		hostTab:   newHostTable(c.Pacing),
+		hostTab:   politeness.NewHosts(c.Pacing),
 		nearDups:  newNearDuplicates(c.NearDuplicates),
 		hosts:     map[string]struct{}{},
 		seeds:     map[uint64]bool{},
@@ -919,10 +915,10 @@ func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
 // RetireHost gives up on host (host[:port], as in canonical URLs) for the
 // rest of the current Run, as Pacing does after Pacing.MaxFailures failures:
 // its waiting URLs are reported to the Handler with an error wrapping
-// ErrHostRetired and are not fetched. Its fetches in flight end as they
-// would. It reports whether the host was retired by this call, and fails
-// with ErrNotRunning when no Run is running. A later Run crawls the host
-// again. Safe to call from any goroutine.
+// politeness.ErrHostRetired and are not fetched. Its fetches in flight end
+// as they would. It reports whether the host was retired by this call, and
+// fails with ErrNotRunning when no Run is running. A later Run crawls the
+// host again. Safe to call from any goroutine.
 func (c *Crawler) RetireHost(host, reason string) (bool, error) {
 	r := c.active.Load()
 	if r == nil {
@@ -931,7 +927,7 @@ func (c *Crawler) RetireHost(host, reason string) (bool, error) {
 	if reason == "" {
 		reason = "retired by the operator"
 	}
-	if !r.hostTab.retire(host, reason) {
+	if !r.hostTab.Retire(host, reason) {
 		return false, nil
 	}
 	r.stats.hostsRetired.Add(1)

@@ -181,7 +181,7 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 	// is retired, the page is tried, not fetched, and the handler learns
 	// why, down to the refused connection.
 	if p == nil || !errors.As(p.Err, &fe) || !errors.Is(p.Err, politeness.ErrRobotsUnavailable) ||
-		!errors.Is(p.Err, crawler.ErrHostRetired) || !errors.Is(p.Err, syscall.ECONNREFUSED) ||
+		!errors.Is(p.Err, politeness.ErrHostRetired) || !errors.Is(p.Err, syscall.ECONNREFUSED) ||
 		crawler.ErrorKind(p.Err) != crawler.KindHostRetired || p.Status != 0 || p.Referrer != s.URL+"/" {
 		t.Fatalf("page of a dead host = %+v", p)
 	}

@@ -48,7 +48,7 @@ func TestRunHostNotFound(t *testing.T) {
 	}
 	noPages, ok := errors.AsType[*crawler.NoPagesError](err)
 	if !ok || len(noPages.Seeds) != 1 || noPages.Seeds[0].URL != seed ||
-		!errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, crawler.ErrHostRetired) || errors.Is(err, crawler.ErrSeedsRefused) {
+		!errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, politeness.ErrHostRetired) || errors.Is(err, crawler.ErrSeedsRefused) {
 		t.Fatalf("Run = %v; want a NoPagesError of the seed, its host retired", err)
 	}
 	want := "crawler: no seed yielded a page: " + seed + ": crawler: host retired: nosuchhost.test: name not found, 3 answers in a row: lookup nosuchhost.test"
@@ -72,7 +72,7 @@ func TestRunHostNotFound(t *testing.T) {
 		hs[0].RobotsRequests != 3 || hs[0].Errors != 3 {
 		t.Errorf("HostStats = %+v", hs)
 	}
-	if p := got.page(seed); p == nil || !errors.Is(p.Err, crawler.ErrHostRetired) || crawler.ErrorKind(p.Err) != crawler.KindDNS {
+	if p := got.page(seed); p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) || crawler.ErrorKind(p.Err) != crawler.KindDNS {
 		t.Errorf("page = %+v; want the seed given to the Handler, its host retired, of kind %q", p, crawler.KindDNS)
 	}
 }
@@ -92,11 +92,11 @@ func TestFetchHostNotFound(t *testing.T) {
 	}
 	const seed = "http://nosuchhost.test/a"
 	err := c.Run(context.Background(), seed)
-	if !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, crawler.ErrHostRetired) || !strings.Contains(err.Error(), "host retired: nosuchhost.test: name not found, 3 answers") {
+	if !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, politeness.ErrHostRetired) || !strings.Contains(err.Error(), "host retired: nosuchhost.test: name not found, 3 answers") {
 		t.Fatalf("Run = %v; want a NoPagesError, the seed's host retired", err)
 	}
 	p := got.page(seed)
-	if fe, ok := errors.AsType[*fetch.FetchError](p.Err); !ok || !politeness.HostNotFound(p.Err) || errors.Is(p.Err, crawler.ErrHostRetired) {
+	if fe, ok := errors.AsType[*fetch.FetchError](p.Err); !ok || !politeness.HostNotFound(p.Err) || errors.Is(p.Err, politeness.ErrHostRetired) {
 		t.Errorf("page error %v (%T); want the fetch error, name not found", p.Err, fe)
 	}
 	st := c.Stats()

@@ -471,7 +471,7 @@ func checkStorm(t *testing.T, r *faultRun, statuses ...int) {
 		switch {
 		case p == nil:
 			t.Errorf("page /p/%d never reached the handler", i)
-		case errors.Is(p.Err, crawler.ErrHostRetired):
+		case errors.Is(p.Err, politeness.ErrHostRetired):
 			retired++
 		case !slices.Contains(statuses, p.Status):
 			t.Errorf("page /p/%d: status %d, err %v", i, p.Status, p.Err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/politeness"
 	"crawler/seen"
 )
 
@@ -131,7 +132,7 @@ func TestRetireHost(t *testing.T) {
 	}
 	var skipped int
 	for _, u := range pages.urls() {
-		if p := pages.page(u); strings.HasPrefix(u, b.URL) && errors.Is(p.Err, crawler.ErrHostRetired) {
+		if p := pages.page(u); strings.HasPrefix(u, b.URL) && errors.Is(p.Err, politeness.ErrHostRetired) {
 			skipped++
 			if !strings.Contains(p.Err.Error(), "too slow") {
 				t.Errorf("%s: %v, want the reason given", u, p.Err)
@@ -151,7 +152,7 @@ func TestRetireHost(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	if got, want := c.HostSummary(now), crawler.SummarizeHosts(c.HostStats(), now); got != want || got.Retired != 1 {
+	if got, want := c.HostSummary(now), politeness.SummarizeHosts(c.HostStats(), now); got != want || got.Retired != 1 {
 		t.Errorf("HostSummary = %+v, SummarizeHosts of HostStats = %+v", got, want)
 	}
 }
@@ -200,23 +201,6 @@ func TestOperatorFigures(t *testing.T) {
 	}
 	if r := c2.Stats().SeenFPRate; r <= 0 || r > 0.01 {
 		t.Errorf("SeenFPRate = %g with a Bloom filter for 1000 URLs at 1%%", r)
-	}
-}
-
-func TestSummarizeHosts(t *testing.T) {
-	now := time.Now()
-	hs := []crawler.HostStats{
-		{Host: "retired", Retired: "x", InFlight: 1},
-		{Host: "active", InFlight: 1, Failures: 2},
-		{Host: "backoff", Failures: 1, Next: now.Add(time.Minute)},
-		{Host: "waiting", Next: now.Add(time.Second)},
-		{Host: "idle", Next: now.Add(-time.Second)},
-		{Host: "new"},
-	}
-	got := crawler.SummarizeHosts(hs, now)
-	want := crawler.HostSummary{Retired: 1, Active: 1, BackingOff: 1, Waiting: 1, Idle: 2}
-	if got != want {
-		t.Errorf("SummarizeHosts = %+v, want %+v", got, want)
 	}
 }
 

@@ -243,7 +243,7 @@ func TestPolitenessOnMisbehavingWeb(t *testing.T) {
 	}
 	for _, u := range unreachable {
 		p := got.page(u)
-		if p == nil || !errors.Is(p.Err, crawler.ErrHostRetired) || !errors.Is(p.Err, politeness.ErrRobotsUnavailable) {
+		if p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) || !errors.Is(p.Err, politeness.ErrRobotsUnavailable) {
 			t.Errorf("unreachable %s: handler got %+v, want ErrHostRetired wrapping ErrRobotsUnavailable", u, p)
 		}
 	}
@@ -264,11 +264,11 @@ func TestPolitenessOnMisbehavingWeb(t *testing.T) {
 	}
 }
 
-func hostStats(c *crawler.Crawler, host string) crawler.HostStats {
+func hostStats(c *crawler.Crawler, host string) politeness.HostStats {
 	all := c.HostStats()
-	i := slices.IndexFunc(all, func(s crawler.HostStats) bool { return s.Host == host })
+	i := slices.IndexFunc(all, func(s politeness.HostStats) bool { return s.Host == host })
 	if i < 0 {
-		return crawler.HostStats{}
+		return politeness.HostStats{}
 	}
 	return all[i]
 }
@@ -358,7 +358,7 @@ func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 	c := fast(&got)
 	c.Robots = &politeness.RobotsCache{ErrorTTL: 5 * time.Millisecond}
 	c.Pacing.Backoff, c.Pacing.MaxFailures = time.Millisecond, 3
-	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, crawler.ErrHostRetired) {
+	if err := c.Run(context.Background(), s.URL+"/"); !errors.Is(err, crawler.ErrNoPages) || !errors.Is(err, politeness.ErrHostRetired) {
 		t.Fatalf("Run = %v; want ErrNoPages, the seed's host retired", err)
 	}
 	if req := s.requests(); req["/"] != 0 || req["/robots.txt"] != 3 {
@@ -369,7 +369,7 @@ func TestRobotsUnavailableDefersThenRetires(t *testing.T) {
 		t.Errorf("stats = %+v", st)
 	}
 	p := got.page(s.URL + "/")
-	if p == nil || !errors.Is(p.Err, crawler.ErrHostRetired) || !strings.Contains(p.Err.Error(), "3 failures in a row") {
+	if p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) || !strings.Contains(p.Err.Error(), "3 failures in a row") {
 		t.Errorf("page = %+v: want ErrHostRetired naming the failures", p)
 	}
 	hs := c.HostStats()

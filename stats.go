@@ -59,7 +59,7 @@ func ErrorKind(err error) string {
 		return KindBadRedirect
 	case politeness.HostNotFound(err): // a host retired for it too
 		return KindDNS
-	case errors.Is(err, ErrHostRetired):
+	case errors.Is(err, politeness.ErrHostRetired):
 		return KindHostRetired
 	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
 		return KindHeaderTooLarge

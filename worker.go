@@ -38,11 +38,11 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		o.failure = err
 		return o
 	}
-	if err := r.hostTab.begin(e.Host); err != nil {
+	if err := r.hostTab.Begin(e.Host); err != nil {
 		r.skipRetired(ctx, &o, err)
 		return o
 	}
-	defer r.hostTab.end(e.Host)
+	defer r.hostTab.End(e.Host)
 	if err := r.traps.Stopped(e.URL, e.Host); err != nil {
 		r.stats.addTrap(traps.Duplicates, 1)
 		o.failure = err
@@ -89,7 +89,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 		bodyBytes = int64(len(resp.Body))
 	}
 	var retired error
-	o.next, retired = r.hostTab.record(e.Host, false, bodyBytes, end, pace, err)
+	o.next, retired = r.hostTab.Record(e.Host, false, bodyBytes, end, pace, err)
 	if resp != nil {
 		r.stats.fetchTime.observe(pace.Duration)
 	}
@@ -182,7 +182,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
 		}
 		var retired error
-		o.next, retired = r.hostTab.record(e.Host, true, 0, end, pace, err)
+		o.next, retired = r.hostTab.Record(e.Host, true, 0, end, pace, err)
 		if retired != nil {
 			r.stats.hostsRetired.Add(1)
 			r.log.Warn("host retired", "host", e.Host, "err", retired)

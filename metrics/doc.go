@@ -69,7 +69,7 @@
 //	crawler_seen_urls                     URLs in the seen-set
 //	crawler_inflight_urls                 URLs being processed
 //	crawler_hosts                         distinct hosts met
-//	crawler_hosts_state{state}            hosts contacted, by state (crawler.SummarizeHosts):
+//	crawler_hosts_state{state}            hosts contacted, by state (politeness.SummarizeHosts):
 //	                                      active, backing_off, waiting, idle, retired
 //	crawler_seen_false_positive_rate      the seen-set's estimated false-positive rate
 //	crawler_revisiting_pages              pages the crawl keeps revisiting

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"crawler"
+	"crawler/politeness"
 	"crawler/traps"
 )
 
@@ -30,7 +31,7 @@ type Source interface {
 	// of its current Run.
 	TotalStats() crawler.Stats
 	// HostStats returns the accounting of every host of the current Run.
-	HostStats() []crawler.HostStats
+	HostStats() []politeness.HostStats
 }
 
 var _ Source = (*crawler.Crawler)(nil)
@@ -231,7 +232,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for i, m := range gaugeStats {
 		ch <- prometheus.MustNewConstMetric(c.gauges[i], prometheus.GaugeValue, m.value(&st))
 	}
-	sum := crawler.SummarizeHosts(hs, now)
+	sum := politeness.SummarizeHosts(hs, now)
 	for _, s := range [...]struct {
 		state string
 		n     int
@@ -294,7 +295,7 @@ func labelValue(s string) string {
 // busiest returns the k hosts of hs with the most page requests, ties
 // broken by host name, busiest first; none if k <= 0. It costs
 // O(len(hs)·log k).
-func busiest(hs []crawler.HostStats, k int) []crawler.HostStats {
+func busiest(hs []politeness.HostStats, k int) []politeness.HostStats {
 	if k <= 0 {
 		return nil
 	}
@@ -319,7 +320,7 @@ func busiest(hs []crawler.HostStats, k int) []crawler.HostStats {
 
 // busier orders a before b if a had more page requests, or as many and
 // comes first by name.
-func busier(a, b crawler.HostStats) int {
+func busier(a, b politeness.HostStats) int {
 	if c := cmp.Compare(b.Requests, a.Requests); c != 0 {
 		return c
 	}
@@ -327,12 +328,12 @@ func busier(a, b crawler.HostStats) int {
 }
 
 // leastBusyFirst is a heap of hosts whose top is the least busy.
-type leastBusyFirst []crawler.HostStats
+type leastBusyFirst []politeness.HostStats
 
 func (h leastBusyFirst) Len() int           { return len(h) }
 func (h leastBusyFirst) Less(i, j int) bool { return busier(h[j], h[i]) < 0 }
 func (h leastBusyFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *leastBusyFirst) Push(x any)        { *h = append(*h, x.(crawler.HostStats)) }
+func (h *leastBusyFirst) Push(x any)        { *h = append(*h, x.(politeness.HostStats)) }
 func (h *leastBusyFirst) Pop() any {
 	old := *h
 	x := old[len(old)-1]

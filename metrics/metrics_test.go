@@ -239,7 +239,7 @@ func TestScrapesDuringCrawl(t *testing.T) {
 		t.Errorf("fetch_duration_seconds_count %v, want %v answered page requests", got, want)
 	}
 
-	sum := crawler.SummarizeHosts(hs, time.Now())
+	sum := politeness.SummarizeHosts(hs, time.Now())
 	for k, v := range map[string]float64{
 		`crawler_frontier_urls{}`:                            0,
 		`crawler_inflight_urls{}`:                            0,
@@ -268,13 +268,13 @@ func TestScrapesDuringCrawl(t *testing.T) {
 	}
 }
 
-func hostStat(hs []crawler.HostStats, host string) crawler.HostStats {
+func hostStat(hs []politeness.HostStats, host string) politeness.HostStats {
 	for _, h := range hs {
 		if h.Host == host {
 			return h
 		}
 	}
-	return crawler.HostStats{}
+	return politeness.HostStats{}
 }
 
 // responsesByClass counts responses by the class label's values.
@@ -303,7 +303,7 @@ var (
 
 // expectedCounters returns every counter series a scrape of st and hs
 // must hold, worked out from the fields of the Stats.
-func expectedCounters(st crawler.Stats, hs []crawler.HostStats, top int) map[string]float64 {
+func expectedCounters(st crawler.Stats, hs []politeness.HostStats, top int) map[string]float64 {
 	want := map[string]float64{}
 	for name, v := range map[string]int64{
 		"requests_total":             st.Requests,
@@ -368,9 +368,9 @@ func expectedCounters(st crawler.Stats, hs []crawler.HostStats, top int) map[str
 }
 
 // topHosts returns the n busiest hosts of hs, by requests and then name.
-func topHosts(hs []crawler.HostStats, n int) []crawler.HostStats {
+func topHosts(hs []politeness.HostStats, n int) []politeness.HostStats {
 	hs = slices.Clone(hs)
-	slices.SortFunc(hs, func(a, b crawler.HostStats) int {
+	slices.SortFunc(hs, func(a, b politeness.HostStats) int {
 		return cmp.Or(cmp.Compare(b.Requests, a.Requests), cmp.Compare(a.Host, b.Host))
 	})
 	return hs[:max(0, min(n, len(hs)))]

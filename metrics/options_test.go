@@ -14,6 +14,7 @@ import (
 	"crawler"
 	"crawler/crawlertest"
 	"crawler/metrics"
+	"crawler/politeness"
 )
 
 // crawled returns a crawler that has crawled a web of 15 hosts, the same
@@ -101,18 +102,18 @@ func TestTopHosts(t *testing.T) {
 // fakeSource is a Source of fixed figures.
 type fakeSource struct {
 	stats crawler.Stats
-	hosts []crawler.HostStats
+	hosts []politeness.HostStats
 }
 
-func (s *fakeSource) TotalStats() crawler.Stats      { return s.stats }
-func (s *fakeSource) HostStats() []crawler.HostStats { return s.hosts }
+func (s *fakeSource) TotalStats() crawler.Stats         { return s.stats }
+func (s *fakeSource) HostStats() []politeness.HostStats { return s.hosts }
 
 // The busiest hosts are those with the most requests, ties broken by name,
 // however many hosts there are.
 func TestTopHostsTies(t *testing.T) {
 	src := &fakeSource{}
 	for i, n := range []int64{5, 9, 5, 9, 1, 0, 7, 5} {
-		src.hosts = append(src.hosts, crawler.HostStats{Host: string(rune('a' + i)), Requests: n})
+		src.hosts = append(src.hosts, politeness.HostStats{Host: string(rune('a' + i)), Requests: n})
 	}
 	// Busiest first: b=9 d=9, g=7, a=5 c=5 h=5, e=1, f=0. The registry
 	// sorts series by host.
@@ -234,7 +235,7 @@ func TestBeforeRunAndUnknownKeys(t *testing.T) {
 		Traps:  map[string]int64{"future-rule": 4},
 		Status: map[int]int64{100: 1, 200: 2, 404: 3, 599: 4, 600: 5, 999: 6},
 		Hosts:  2,
-	}, hosts: []crawler.HostStats{
+	}, hosts: []politeness.HostStats{
 		{Host: "a.test", Requests: 1, Delay: 1500 * time.Millisecond},
 		{Host: "b\xfe.test", Requests: 2, Retired: "failures"},
 	}}

@@ -33,6 +33,18 @@
 // does not exist ([HostNotFound]: NXDOMAIN). All timing is given the time as a parameter: nothing
 // here reads a clock but [RobotsCache], whose clock is a field.
 //
+// # The host table
+//
+// [Hosts] is a crawl's table of hosts, shared by its workers: a
+// [HostPace] per host under one Pacing, and its accounting ([HostStats]:
+// requests, bytes, failures, response times, URLs in flight). A worker
+// calls [Hosts.Begin] before a URL of a host, which refuses a retired host
+// with an error wrapping [ErrHostRetired], [Hosts.Record] after each
+// request, which returns the host's next turn and, once, the error that
+// retires it, and [Hosts.End] after the URL. [Hosts.Snapshot] and
+// [Hosts.Summary] read the table at any time ([SummarizeHosts] counts
+// hosts by state).
+//
 // # Matching
 //
 // ParseRobots and [Robots.Allowed] implement RFC 9309 with this package's own

@@ -48,7 +48,7 @@ const (
 )
 
 // Host states, as HostRow.State gives them: the rules of
-// crawler.SummarizeHosts, the first that fits.
+// politeness.SummarizeHosts, the first that fits.
 const (
 	HostRetired    = "retired"     // given up (HostStats.Retired set)
 	HostActive     = "active"      // URLs being processed now
@@ -127,7 +127,7 @@ type Snapshot struct {
 	ETASeconds      *float64    `json:"eta_seconds"`      // time left to MaxPages at the rate of the last minute; nil if unknown
 	FetchTime       FetchTime   `json:"fetch_time"`       // quantiles of Stats.FetchTime
 	Stats           Stats       `json:"stats"`            // StatsOf Crawler.TotalStats
-	Hosts           HostSummary `json:"hosts"`            // the hosts by state (crawler.SummarizeHosts; all done once finished)
+	Hosts           HostSummary `json:"hosts"`            // the hosts by state (politeness.SummarizeHosts; all done once finished)
 	Busiest         []HostRow   `json:"busiest"`          // most requests first
 	Slowest         []HostRow   `json:"slowest"`          // highest mean fetch time first
 	Failing         []HostRow   `json:"failing"`          // hosts with errors, most first
@@ -216,7 +216,7 @@ func New(c *crawler.Crawler, opts Options) *Monitor {
 	m.max = max(m.max, 2)
 	n := politeness.Or(opts.Recent, DefaultRecent)
 	m.pages.rows, m.errors.rows = make([]PageRow, n), make([]PageRow, n)
-	m.origin = sampleOf(c.TotalStats(), crawler.HostSummary{}, 0)
+	m.origin = sampleOf(c.TotalStats(), politeness.HostSummary{}, 0)
 	return m
 }
 
@@ -323,7 +323,7 @@ func (m *Monitor) StopRequested() {
 }
 
 // sampleOf returns the sample of s and hs at t seconds.
-func sampleOf(s crawler.Stats, hs crawler.HostSummary, t float64) Sample {
+func sampleOf(s crawler.Stats, hs politeness.HostSummary, t float64) Sample {
 	x := Sample{T: t, Requests: s.Requests, Fetched: s.Fetched, Frontier: s.Frontier, Seen: s.Seen,
 		HostsActive: hs.Active, HostsBackingOff: hs.BackingOff, Bytes: s.Bytes, span: 1}
 	for code, n := range s.Status {
@@ -436,7 +436,7 @@ func (m *Monitor) Snapshot() Snapshot {
 	m.mu.Unlock()
 
 	finished := s.State == StateFinished
-	s.Hosts = hostSummaryOf(crawler.SummarizeHosts(hosts, now), finished)
+	s.Hosts = hostSummaryOf(politeness.SummarizeHosts(hosts, now), finished)
 	s.Busiest, s.Slowest, s.Failing, s.BackingOff = m.hostTables(hosts, now, finished)
 	if m.maxPages > 0 {
 		s.Progress = min(float64(stats.Requests)/float64(m.maxPages), 1)
@@ -486,12 +486,12 @@ func fetchTime(h crawler.Histogram) FetchTime {
 
 // hostTables returns the host tables of hs at now, in O(len(hs)); those
 // of a finished crawl if finished.
-func (m *Monitor) hostTables(hs []crawler.HostStats, now time.Time, finished bool) (busiest, slowest, failing, backingOff []HostRow) {
+func (m *Monitor) hostTables(hs []politeness.HostStats, now time.Time, finished bool) (busiest, slowest, failing, backingOff []HostRow) {
 	k := m.topHosts
-	byRequests := newTop(k, func(a, b *crawler.HostStats) bool { return a.Requests > b.Requests })
-	byMean := newTop(k, func(a, b *crawler.HostStats) bool { return a.MeanFetchTime() > b.MeanFetchTime() })
-	byErrors := newTop(k, func(a, b *crawler.HostStats) bool { return a.Errors > b.Errors })
-	byFailures := newTop(k, func(a, b *crawler.HostStats) bool {
+	byRequests := newTop(k, func(a, b *politeness.HostStats) bool { return a.Requests > b.Requests })
+	byMean := newTop(k, func(a, b *politeness.HostStats) bool { return a.MeanFetchTime() > b.MeanFetchTime() })
+	byErrors := newTop(k, func(a, b *politeness.HostStats) bool { return a.Errors > b.Errors })
+	byFailures := newTop(k, func(a, b *politeness.HostStats) bool {
 		return a.Failures > b.Failures || a.Failures == b.Failures && a.Next.Before(b.Next)
 	})
 	for i := range hs {
@@ -516,16 +516,16 @@ func (m *Monitor) hostTables(hs []crawler.HostStats, now time.Time, finished boo
 // offered (by host name: HostStats is sorted).
 type top struct {
 	k      int
-	better func(a, b *crawler.HostStats) bool
-	hosts  []*crawler.HostStats
+	better func(a, b *politeness.HostStats) bool
+	hosts  []*politeness.HostStats
 }
 
-func newTop(k int, better func(a, b *crawler.HostStats) bool) *top {
+func newTop(k int, better func(a, b *politeness.HostStats) bool) *top {
 	return &top{k: k, better: better}
 }
 
 // offer considers h, in O(1) unless h is among the k best so far: O(k).
-func (t *top) offer(h *crawler.HostStats) {
+func (t *top) offer(h *politeness.HostStats) {
 	if t.k <= 0 || len(t.hosts) == t.k && !t.better(h, t.hosts[t.k-1]) {
 		return
 	}
@@ -551,7 +551,7 @@ func (t *top) rows(now time.Time, finished bool) []HostRow {
 // hostRow returns the row of h at now; once the crawl is finished, a
 // host not retired is done, with no next time: nothing more will be
 // asked of it.
-func hostRow(h *crawler.HostStats, now time.Time, finished bool) HostRow {
+func hostRow(h *politeness.HostStats, now time.Time, finished bool) HostRow {
 	r := HostRow{
 		Host: h.Host, Requests: h.Requests, Errors: h.Errors, Bytes: h.Bytes, InFlight: h.InFlight,
 		DelaySeconds: h.Delay.Seconds(), MeanFetchSeconds: h.MeanFetchTime().Seconds(),
@@ -569,8 +569,8 @@ func hostRow(h *crawler.HostStats, now time.Time, finished bool) HostRow {
 }
 
 // hostState is the state of h at now by the rules of
-// crawler.SummarizeHosts.
-func hostState(h *crawler.HostStats, now time.Time) string {
+// politeness.SummarizeHosts.
+func hostState(h *politeness.HostStats, now time.Time) string {
 	switch {
 	case h.Retired != "":
 		return HostRetired

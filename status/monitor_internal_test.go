@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/politeness"
 )
 
 // TestMergeExact feeds raw samples one second apart, fetching 10 pages a
@@ -65,21 +66,21 @@ func TestRing(t *testing.T) {
 func TestHostState(t *testing.T) {
 	now := time.Now()
 	for _, tc := range []struct {
-		h    crawler.HostStats
+		h    politeness.HostStats
 		want string
 	}{
-		{crawler.HostStats{Retired: "x", InFlight: 1, Failures: 2}, HostRetired},
-		{crawler.HostStats{InFlight: 1, Failures: 2}, HostActive},
-		{crawler.HostStats{Failures: 2, Next: now.Add(time.Hour)}, HostBackingOff},
-		{crawler.HostStats{Next: now.Add(time.Second)}, HostWaiting},
-		{crawler.HostStats{Next: now.Add(-time.Second)}, HostIdle},
-		{crawler.HostStats{}, HostIdle},
+		{politeness.HostStats{Retired: "x", InFlight: 1, Failures: 2}, HostRetired},
+		{politeness.HostStats{InFlight: 1, Failures: 2}, HostActive},
+		{politeness.HostStats{Failures: 2, Next: now.Add(time.Hour)}, HostBackingOff},
+		{politeness.HostStats{Next: now.Add(time.Second)}, HostWaiting},
+		{politeness.HostStats{Next: now.Add(-time.Second)}, HostIdle},
+		{politeness.HostStats{}, HostIdle},
 	} {
 		if got := hostState(&tc.h, now); got != tc.want {
 			t.Errorf("hostState(%+v) = %s, want %s", tc.h, got, tc.want)
 		}
 		// The same rules as SummarizeHosts: one host, one count.
-		s := crawler.SummarizeHosts([]crawler.HostStats{tc.h}, now)
+		s := politeness.SummarizeHosts([]politeness.HostStats{tc.h}, now)
 		counts := map[string]int{HostRetired: s.Retired, HostActive: s.Active, HostBackingOff: s.BackingOff, HostWaiting: s.Waiting, HostIdle: s.Idle}
 		if counts[tc.want] != 1 {
 			t.Errorf("SummarizeHosts(%+v) = %+v, not counted as %s", tc.h, s, tc.want)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"crawler"
+	"crawler/politeness"
 )
 
 // Stats is a crawler.Stats as /status.json gives it: the same counters
@@ -83,7 +84,7 @@ func StatsOf(s crawler.Stats) Stats {
 }
 
 // HostSummary counts the hosts of a crawl by state, as /status.json gives
-// them: crawler.HostSummary under snake_case names, and Done, which
+// them: politeness.HostSummary under snake_case names, and Done, which
 // counts every host not retired once the crawl is finished (the others
 // are then 0).
 type HostSummary struct {
@@ -97,7 +98,7 @@ type HostSummary struct {
 
 // hostSummaryOf returns h as /status.json gives it; finished: every host
 // not retired is done.
-func hostSummaryOf(h crawler.HostSummary, finished bool) HostSummary {
+func hostSummaryOf(h politeness.HostSummary, finished bool) HostSummary {
 	if finished {
 		return HostSummary{Retired: h.Retired, Done: h.Active + h.BackingOff + h.Waiting + h.Idle}
 	}

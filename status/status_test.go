@@ -262,7 +262,7 @@ func TestHostTables(t *testing.T) {
 	if len(hs) != 6 {
 		t.Fatalf("%d hosts contacted, want 6", len(hs))
 	}
-	slices.SortStableFunc(hs, func(a, b crawler.HostStats) int { return int(b.Requests - a.Requests) })
+	slices.SortStableFunc(hs, func(a, b politeness.HostStats) int { return int(b.Requests - a.Requests) })
 	var want []string
 	for _, h := range hs[:3] {
 		want = append(want, h.Host)
@@ -274,7 +274,7 @@ func TestHostTables(t *testing.T) {
 	// own HostStats, with h4 (3 ms a response) among them. Which is first
 	// depends on the machine: one stalled fetch of a host with few
 	// requests can put it above h4.
-	slices.SortStableFunc(hs, func(a, b crawler.HostStats) int { return cmp.Compare(b.MeanFetchTime(), a.MeanFetchTime()) })
+	slices.SortStableFunc(hs, func(a, b politeness.HostStats) int { return cmp.Compare(b.MeanFetchTime(), a.MeanFetchTime()) })
 	var slowest, wantSlowest []float64
 	for i, r := range s.Slowest {
 		slowest, wantSlowest = append(slowest, r.MeanFetchSeconds), append(wantSlowest, hs[i].MeanFetchTime().Seconds())

@@ -12,6 +12,7 @@ import (
 
 	"crawler"
 	"crawler/extract"
+	"crawler/politeness"
 	"crawler/status"
 	"crawler/store"
 )
@@ -211,7 +212,7 @@ type hostRecord struct {
 }
 
 // writeHostStats writes hosts to out, one JSON line each.
-func writeHostStats(out *output, hosts []crawler.HostStats) error {
+func writeHostStats(out *output, hosts []politeness.HostStats) error {
 	bw := bufio.NewWriter(out.w)
 	enc := json.NewEncoder(bw)
 	for _, h := range hosts {

@@ -1,0 +1,221 @@
+package politeness
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestSummarizeHosts(t *testing.T) {
+	now := time.Now()
+	hs := []HostStats{
+		{Host: "retired", Retired: "x", InFlight: 1},
+		{Host: "active", InFlight: 1, Failures: 2},
+		{Host: "backoff", Failures: 1, Next: now.Add(time.Minute)},
+		{Host: "waiting", Next: now.Add(time.Second)},
+		{Host: "idle", Next: now.Add(-time.Second)},
+		{Host: "new"},
+	}
+	got := SummarizeHosts(hs, now)
+	want := HostSummary{Retired: 1, Active: 1, BackingOff: 1, Waiting: 1, Idle: 2}
+	if got != want {
+		t.Errorf("SummarizeHosts = %+v, want %+v", got, want)
+	}
+}
+
+// A Hosts accounts each host's requests, robots.txt fetches, bytes,
+// failures and response times, paces it as its Pacing says, and lists
+// only the hosts contacted, sorted. The zero Hosts is the default Pacing.
+func TestHostsAccounting(t *testing.T) {
+	var zero Hosts
+	if next, retired := zero.Record("a.test", false, 10, t0, Outcome{Status: 200}, nil); !next.Equal(t0.Add(DefaultDelay)) || retired != nil {
+		t.Errorf("zero Hosts: Record = %v, %v; want %v, nil", next, retired, t0.Add(DefaultDelay))
+	}
+
+	h := NewHosts(Pacing{Delay: 2 * time.Second, DelayFactor: -1, Backoff: time.Minute})
+	if h.Snapshot() == nil || len(h.Snapshot()) != 0 || h.Summary(t0) != (HostSummary{}) {
+		t.Errorf("empty table: Snapshot %v, Summary %+v", h.Snapshot(), h.Summary(t0))
+	}
+	// b.test: a URL begun and ended without a request is only met.
+	if err := h.Begin("b.test"); err != nil {
+		t.Fatal(err)
+	}
+	h.End("b.test")
+
+	if err := h.Begin("c.test"); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		robots bool
+		bytes  int64
+		o      Outcome
+		next   time.Duration
+	}{
+		{true, 0, Outcome{Status: 200, Duration: 10 * time.Millisecond}, 2 * time.Second},
+		{false, 100, Outcome{Status: 200, Duration: 30 * time.Millisecond}, 2 * time.Second},
+		{false, 7, Outcome{Status: 503, Duration: 20 * time.Millisecond}, time.Minute},
+		{false, 0, Outcome{Err: errors.New("connection reset"), Duration: 40 * time.Millisecond}, 2 * time.Minute},
+	}
+	now := t0
+	for i, s := range steps {
+		next, retired := h.Record("c.test", s.robots, s.bytes, now, s.o, s.o.Err)
+		if !next.Equal(now.Add(s.next)) || retired != nil {
+			t.Fatalf("step %d: Record = %v, %v; want %v later, nil", i, next, retired, s.next)
+		}
+		now = next
+	}
+	want := HostStats{
+		Host: "c.test", Requests: 3, RobotsRequests: 1, Bytes: 107, Errors: 2,
+		Delay: 2 * time.Minute, Failures: 2, InFlight: 1, Next: now,
+		FetchTime: 100 * time.Millisecond, LastError: "connection reset",
+	}
+	got := h.Snapshot()
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("Snapshot = %+v, want [%+v]", got, want)
+	}
+	if m := got[0].MeanFetchTime(); m != 25*time.Millisecond {
+		t.Errorf("MeanFetchTime = %v, want 25ms", m)
+	}
+	if m := (HostStats{}).MeanFetchTime(); m != 0 {
+		t.Errorf("MeanFetchTime of no request = %v", m)
+	}
+	if s := h.Summary(now); s != (HostSummary{Active: 1}) {
+		t.Errorf("Summary with c.test in flight = %+v", s)
+	}
+	h.End("c.test")
+
+	h.Record("a.test", false, 0, t0, Outcome{Status: 503}, nil)
+	h.Record("a.test", false, 0, t0, Outcome{Status: 200}, nil)
+	got = h.Snapshot()
+	if len(got) != 2 || got[0].Host != "a.test" || got[1].Host != "c.test" || got[0].LastError != "status 503" || got[0].Failures != 0 {
+		t.Errorf("Snapshot = %+v; want a.test (last error status 503, no failure in a row), then c.test", got)
+	}
+	for _, at := range []time.Time{t0, now.Add(-time.Second), now} {
+		if s, w := h.Summary(at), SummarizeHosts(h.Snapshot(), at); s != w {
+			t.Errorf("Summary(%v) = %+v, SummarizeHosts of Snapshot = %+v", at, s, w)
+		}
+	}
+}
+
+// Retire gives up on a host once: Begin then returns its error, which
+// names the host and reason, and requests in flight are still recorded.
+func TestHostsRetire(t *testing.T) {
+	h := NewHosts(Pacing{})
+	if !h.Retire("a.test:8080", "by hand") || h.Retire("a.test:8080", "again") {
+		t.Fatal("Retire: want true, then false")
+	}
+	err := h.Begin("a.test:8080")
+	if !errors.Is(err, ErrHostRetired) || err.Error() != "crawler: host retired: a.test:8080: by hand" {
+		t.Errorf("Begin of a retired host = %v", err)
+	}
+	if _, retired := h.Record("a.test:8080", false, 0, t0, Outcome{Status: 503}, nil); retired != nil {
+		t.Errorf("Record after Retire: %v, want nil (retired already)", retired)
+	}
+	got := h.Snapshot()
+	if len(got) != 1 || got[0].Retired != "by hand" || got[0].Requests != 1 {
+		t.Errorf("Snapshot = %+v", got)
+	}
+	if s := h.Summary(t0); s != (HostSummary{Retired: 1}) {
+		t.Errorf("Summary = %+v", s)
+	}
+	if err := h.Begin("b.test"); err != nil {
+		t.Errorf("Begin of another host: %v", err)
+	}
+}
+
+// The request that retires a host returns the error its pages get from
+// then on, once: it says why and wraps the request's error.
+func TestHostsRecordRetires(t *testing.T) {
+	notFound, temporary := dnsErrors(t)
+	refused := fmt.Errorf("fetch: %w", errors.New("connection refused"))
+	for _, tc := range []struct {
+		name   string
+		p      Pacing
+		o      Outcome
+		cause  error
+		after  int // requests that retire the host
+		prefix string
+	}{
+		{"status", Pacing{MaxFailures: 2}, Outcome{Status: 503}, nil, 2, "crawler: host retired: h.test: 2 failures in a row, the last: status 503"},
+		{"error", Pacing{MaxFailures: 3}, Outcome{Err: refused}, refused, 3, "crawler: host retired: h.test: 3 failures in a row, the last: fetch: connection refused"},
+		{"temporary DNS", Pacing{MaxFailures: 2}, Outcome{Err: temporary}, temporary, 2, "crawler: host retired: h.test: 2 failures in a row, the last: lookup servfail.test"},
+		{"name not found", Pacing{}, Outcome{Err: notFound}, notFound, DefaultNotFoundRetries + 1, "crawler: host retired: h.test: name not found, 3 answers in a row: lookup nosuch.test"},
+		{"name not found, wrapped", Pacing{NotFoundRetries: 1}, Outcome{Err: notFound}, &UnavailableError{URL: "http://h.test/robots.txt", Err: notFound}, 2, "crawler: host retired: h.test: name not found, 2 answers in a row: lookup nosuch.test"},
+	} {
+		h := NewHosts(tc.p)
+		var err error
+		for i := range tc.after + 2 {
+			_, retired := h.Record("h.test", false, 0, t0, tc.o, tc.cause)
+			if (retired != nil) != (i+1 == tc.after) {
+				t.Fatalf("%s: request %d: retired = %v; want it at request %d only", tc.name, i+1, retired, tc.after)
+			}
+			if retired != nil {
+				err = retired
+			}
+		}
+		if !errors.Is(err, ErrHostRetired) || !strings.HasPrefix(err.Error(), tc.prefix) {
+			t.Errorf("%s: %v; want %q...", tc.name, err, tc.prefix)
+		}
+		if tc.cause != nil && !errors.Is(err, tc.o.Err) {
+			t.Errorf("%s: %v does not wrap %v", tc.name, err, tc.o.Err)
+		}
+		if HostNotFound(err) != (tc.o.Err == notFound) {
+			t.Errorf("%s: HostNotFound(%v) = %v", tc.name, err, HostNotFound(err))
+		}
+		if _, ok := errors.AsType[*net.DNSError](err); ok != (tc.o.Err == notFound || tc.o.Err == temporary) {
+			t.Errorf("%s: %v: *net.DNSError found: %v", tc.name, err, ok)
+		}
+		if begin := h.Begin("h.test"); begin != err {
+			t.Errorf("%s: Begin = %v, want the error Record returned", tc.name, begin)
+		}
+	}
+}
+
+// Workers share a Hosts: concurrent Begin, Record and End on a few hosts,
+// with Snapshot and Summary read alongside, lose no count (and -race
+// finds no race).
+func TestHostsConcurrent(t *testing.T) {
+	const workers, each = 8, 200
+	h := NewHosts(Pacing{MaxFailures: -1})
+	hosts := []string{"a.test", "b.test", "c.test"}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				host := hosts[(w+i)%len(hosts)]
+				if err := h.Begin(host); err != nil {
+					t.Error(err)
+					return
+				}
+				h.Record(host, i%10 == 0, 1, t0, Outcome{Status: 200 + 300*(i%2), Duration: time.Millisecond}, nil)
+				h.End(host)
+			}
+		})
+	}
+	wg.Go(func() {
+		for range each {
+			if s := h.Summary(t0); s.Retired != 0 {
+				t.Errorf("Summary = %+v", s)
+			}
+			h.Snapshot()
+		}
+	})
+	wg.Wait()
+	var requests, robots, bytes, errs int64
+	for _, s := range h.Snapshot() {
+		requests += s.Requests
+		robots += s.RobotsRequests
+		bytes += s.Bytes
+		errs += s.Errors
+		if s.InFlight != 0 {
+			t.Errorf("%s: InFlight %d after every End", s.Host, s.InFlight)
+		}
+	}
+	if total := int64(workers * each); requests+robots != total || bytes != total || errs != total/2 || robots != total/10 {
+		t.Errorf("requests %d, robots.txt %d, bytes %d, errors %d; want %d in all, %d bytes, %d errors, %d robots.txt", requests, robots, bytes, errs, total, total, total/2, total/10)
+	}
+}
