@@ -33,9 +33,6 @@ const (
 	DefaultMaxRedirects = 10
 	// DefaultMaxLinksPerPage is the most links taken from one page.
 	DefaultMaxLinksPerPage = 20000
-	// robotsMaxRedirects is how many redirects a robots.txt fetch follows
-	// (RFC 9309: at least five).
-	robotsMaxRedirects = 5
 )
 
 // Errors returned by Run, or found under a Page's Err.
@@ -505,6 +502,10 @@ type run struct {
 	// host (see run); zero for a new crawl.
 	holdUntil time.Time
 
+	// fetchRobots fetches robots.txt through fetcher for the robots
+	// cache Run made (see Crawler.fetchRobots).
+	fetchRobots politeness.FetchFunc
+
 	userAgent, agentToken string
 	workers               int
 	maxRedirects          int
@@ -603,6 +604,7 @@ func (c *Crawler) newRun(h Handler) *run {
 	if r.canon == nil {
 		r.canon = new(canon.Canonicalizer)
 	}
+	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
 	if r.robots == nil || r.robots.Fetch == nil {
 		if m.robots == nil || m.robotsOf != c.Robots {
 			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots

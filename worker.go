@@ -165,33 +165,8 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		r.refuse(ctx, o, err)
 		return crawlDelay, true
 	}
-	if fetched {
-		// The robots.txt request used the host's turn.
-		r.stats.robotsFetched.Add(1)
-		end := time.Now()
-		pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: crawlDelay}
-		notFound := unavailable && politeness.HostNotFound(uerr.Err)
-		switch {
-		case notFound:
-			pace.Status, pace.Err = uerr.Status, uerr.Err
-			r.stats.addError(KindDNS)
-			r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
-		case unavailable:
-			pace.Status, pace.Err = uerr.Status, uerr.Err
-			r.stats.addError(KindRobotsUnavailable)
-			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
-		}
-		var retired error
-		o.next, retired = r.hostTab.record(e.Host, true, 0, end, pace, err)
-		if retired != nil {
-			r.stats.hostsRetired.Add(1)
-			r.log.Warn("host retired", "host", e.Host, "err", retired)
-			r.skipRetired(ctx, o, retired)
-			return crawlDelay, true
-		}
-		if notFound {
-			r.forgetDNS(u.Hostname())
-		}
+	if fetched && r.robotsRequested(ctx, u, o, start, crawlDelay, err) {
+		return crawlDelay, true // the host is retired
 	}
 	if fetched && !unavailable && err == nil && r.c.Sitemaps != SitemapsOff {
 		r.robotsSitemaps(u, rules, o)
@@ -222,6 +197,41 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	}
 	return crawlDelay, false
+}
+
+// robotsRequested accounts the robots.txt request that checkRobots made,
+// from start, for o's entry: it used the host's turn, and err is what the
+// cache made of its answer. It reports whether the host is retired, and
+// with it o done.
+func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start time.Time, crawlDelay time.Duration, err error) (retired bool) {
+	e := o.entry
+	r.stats.robotsFetched.Add(1)
+	end := time.Now()
+	pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: crawlDelay}
+	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
+	notFound := unavailable && politeness.HostNotFound(uerr.Err)
+	switch {
+	case notFound:
+		pace.Status, pace.Err = uerr.Status, uerr.Err
+		r.stats.addError(KindDNS)
+		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
+	case unavailable:
+		pace.Status, pace.Err = uerr.Status, uerr.Err
+		r.stats.addError(KindRobotsUnavailable)
+		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
+	}
+	var retiredErr error
+	o.next, retiredErr = r.hostTab.record(e.Host, true, 0, end, pace, err)
+	if retiredErr != nil {
+		r.stats.hostsRetired.Add(1)
+		r.log.Warn("host retired", "host", e.Host, "err", retiredErr)
+		r.skipRetired(ctx, o, retiredErr)
+		return true
+	}
+	if notFound {
+		r.forgetDNS(u.Hostname())
+	}
+	return false
 }
 
 // refuse reports e, unfetched, to the handler with err, which wraps
@@ -545,36 +555,4 @@ func (r *run) addLink(o *outcome, u string, depth, hops int) {
 		return
 	}
 	o.links = append(o.links, link{url: u, fp: fp, host: host, depth: depth, hops: hops})
-}
-
-// fetchRobots fetches a robots.txt through the crawler's Fetcher, following
-// up to robotsMaxRedirects redirects (RFC 9309 §2.3.1.2). More, or a loop,
-// makes the file "unavailable": the last 3xx status is returned, which the
-// cache reads as no restrictions, as the RFC allows.
-func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
-	target := robotsURL
-	status := 0
-	for range robotsMaxRedirects + 1 {
-		resp, err := r.fetcher.Fetch(ctx, &fetch.Request{URL: target, UserAgent: r.userAgent, MaxBytes: politeness.MaxRobotsSize})
-		if err != nil {
-			if status != 0 && errors.Is(err, fetch.ErrBlockedAddress) {
-				return status, nil, nil // a redirect to an address not allowed: to nowhere, as below
-			}
-			return 0, nil, err
-		}
-		if status = resp.Status; !isRedirect(status) {
-			return status, resp.Body, nil
-		}
-		base, err := url.Parse(target)
-		if err != nil {
-			return 0, nil, err
-		}
-		loc := resp.Header.Get("Location")
-		next, err := r.canon.Resolve(base, loc)
-		if loc == "" || err != nil {
-			return status, nil, nil // a redirect to nowhere: unavailable too
-		}
-		target = next
-	}
-	return status, nil, nil
 }
