@@ -18,6 +18,7 @@ import (
 	"crawler/internal/depths"
 	"crawler/politeness"
 	"crawler/seen"
+	"crawler/sitemap"
 	"crawler/traps"
 )
 
@@ -33,9 +34,6 @@ const (
 	DefaultMaxRedirects = 10
 	// DefaultMaxLinksPerPage is the most links taken from one page.
 	DefaultMaxLinksPerPage = 20000
-	// robotsMaxRedirects is how many redirects a robots.txt fetch follows
-	// (RFC 9309: at least five).
-	robotsMaxRedirects = 5
 )
 
 // Errors returned by Run, or found under a Page's Err.
@@ -58,20 +56,6 @@ var (
 	// page, in a [NoPagesError]. Disallowed URLs are not given to the
 	// Handler.
 	ErrDisallowed = errors.New("crawler: disallowed by robots.txt")
-)
-
-// SitemapPolicy says which sitemaps a Crawler reads. When a host's
-// robots.txt is fetched, the sitemaps to read are scheduled like links of
-// the page that asked for it; a response that is a sitemap (an XML urlset
-// or sitemap index, gzipped or not, or a text list of URLs that robots.txt
-// or an index listed) has for links the URLs it lists within the
-// protocol's scope (see package sitemap), each sitemap of an index too.
-type SitemapPolicy int
-
-const (
-	SitemapsListed SitemapPolicy = iota // those robots.txt lists (no request more on a host that lists none)
-	SitemapsAll                         // those, and each host's /sitemap.xml (a request more a host)
-	SitemapsOff                         // none
 )
 
 // Crawler crawls the web from seed URLs. Set its fields, then call Run. The
@@ -140,9 +124,9 @@ type Crawler struct {
 	MaxBytes int64
 	// IgnoreRobots, if set, fetches without asking robots.txt.
 	IgnoreRobots bool
-	// Sitemaps says which sitemaps are read; the zero value,
-	// SitemapsListed, reads those robots.txt files list.
-	Sitemaps SitemapPolicy
+	// Sitemaps says which sitemaps are read (see [sitemap.Discovery]);
+	// the zero value, sitemap.Listed, reads those robots.txt files list.
+	Sitemaps sitemap.Policy
 	// Recrawl, if not nil, keeps revisiting the pages fetched, by their
 	// estimated rates of change, until the Run's context is done or a
 	// budget is spent; see [Recrawl]. Nil: each page is fetched once.
@@ -486,6 +470,10 @@ type run struct {
 	// host (see run); zero for a new crawl.
 	holdUntil time.Time
 
+	// fetchRobots fetches robots.txt through fetcher for the robots
+	// cache Run made (see Crawler.fetchRobots).
+	fetchRobots politeness.FetchFunc
+
 	userAgent, agentToken string
 	workers               int
 	maxRedirects          int
@@ -519,10 +507,9 @@ type run struct {
 	trackDepths bool
 
 	seeds map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
-	// sitemaps maps the fingerprint of each sitemap URL that a robots.txt
-	// listed (or an index found through one) to that robots.txt's origin,
-	// which the sitemap may list URLs of. Workers only.
-	sitemaps sync.Map
+	// sitemaps knows which sitemap URLs a robots.txt listed (or an index
+	// found through one), and reads sitemaps. Workers only.
+	sitemaps *sitemap.Discovery
 	// linkSets holds the sets in which a page's links are found once
 	// (resolveLinks), emptied: a set made for each page was a twentieth
 	// of a crawl's garbage. Workers only.
@@ -583,6 +570,11 @@ func (c *Crawler) newRun(h Handler) *run {
 	r.traps = m.traps
 	if r.canon == nil {
 		r.canon = new(canon.Canonicalizer)
+	}
+	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
+	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
+	if !c.IgnoreRobots {
+		r.sitemaps.ListsSitemaps = r.listsSitemaps
 	}
 	if r.robots == nil || r.robots.Fetch == nil {
 		if m.robots == nil || m.robotsOf != c.Robots {

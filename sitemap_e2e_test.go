@@ -8,12 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
-	"crawler"
 	"crawler/crawlertest"
-	"crawler/fetch"
-	"crawler/politeness"
+	"crawler/sitemap"
 )
 
 func gzipString(t *testing.T, s string) string {
@@ -96,7 +92,7 @@ func TestSitemapsFindOrphans(t *testing.T) {
 	for p, why := range map[string]string{
 		"/private/secret":    "robots.txt disallows it",
 		"/orphan/after-bomb": "it is past the bomb's 50 MiB",
-		"/sitemap.xml":       "robots.txt does not list it (SitemapsListed)",
+		"/sitemap.xml":       "robots.txt does not list it (sitemap.Listed)",
 		"/orphan/never":      "a text file robots.txt did not list is no sitemap",
 	} {
 		if n := s.count(p); n != 0 {
@@ -118,12 +114,12 @@ func TestSitemapsFindOrphans(t *testing.T) {
 
 func TestSitemapPolicies(t *testing.T) {
 	for _, tt := range []struct {
-		policy  crawler.SitemapPolicy
+		policy  sitemap.Policy
 		fetched []string
 		not     []string
 	}{
-		{crawler.SitemapsAll, []string{"/sitemap.xml", "/orphan/s1", "/orphan/1"}, nil},
-		{crawler.SitemapsOff, nil, []string{"/sitemap.xml", "/maps/index.xml", "/orphan/1"}},
+		{sitemap.All, []string{"/sitemap.xml", "/orphan/s1", "/orphan/1"}, nil},
+		{sitemap.Off, nil, []string{"/sitemap.xml", "/maps/index.xml", "/orphan/1"}},
 	} {
 		s := sitemapSite(t, 0) // which sitemaps a policy reads, not how much of one
 		c := fast(nil)
@@ -141,8 +137,8 @@ func TestSitemapPolicies(t *testing.T) {
 				t.Errorf("policy %d: %s requested %d times, want 0", tt.policy, p, s.count(p))
 			}
 		}
-		if tt.policy == crawler.SitemapsOff && c.Stats().Sitemaps != 0 {
-			t.Errorf("SitemapsOff: %d sitemaps read", c.Stats().Sitemaps)
+		if tt.policy == sitemap.Off && c.Stats().Sitemaps != 0 {
+			t.Errorf("sitemap.Off: %d sitemaps read", c.Stats().Sitemaps)
 		}
 	}
 }
@@ -176,38 +172,4 @@ func TestSitemapsSyntheticWeb(t *testing.T) {
 		t.Errorf("Sitemaps = %d, want 3 for each of %d hosts", st.Sitemaps, hosts)
 	}
 	t.Logf("%d orphans on %d hosts found through %d sitemaps listing %d URLs", len(orphans), hosts, st.Sitemaps, st.SitemapURLs)
-}
-
-// A crawl resumed from its durable state after its first Run had queued
-// the sitemaps, but read none, still reads them with robots.txt's scope:
-// the orphans they list are found.
-func TestSitemapsResume(t *testing.T) {
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 3, PagesPerHost: 30, Sitemaps: true})
-	defer w.Close()
-	fs := vfs.NewMem()
-	st := reopen(t, fs, nil)
-	run := func(maxPages int64) {
-		c := &crawler.Crawler{
-			Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
-			Pacing:  politeness.Pacing{Delay: -1, DelayFactor: -1},
-			Workers: 1, MaxPages: maxPages,
-			Seen: st.Seen(), Frontier: st.Frontier(), Robots: &politeness.RobotsCache{Store: st.Robots()},
-		}
-		if err := c.Run(context.Background(), w.Seeds()...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(1) // the home page: robots.txt fetched, its index queued
-	counts := w.RequestCounts()
-	if n := counts["http://h0.crawler.test/sitemaps/index.xml"]; n != 0 {
-		t.Fatalf("first run read the index (%d requests): nothing left to resume", n)
-	}
-	st = reopen(t, fs, st)
-	run(0)
-	counts = w.RequestCounts()
-	for _, u := range w.Orphans() {
-		if counts[u] != 1 {
-			t.Errorf("%s requested %d times, want 1", u, counts[u])
-		}
-	}
 }

@@ -1,11 +1,9 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,7 +14,6 @@ import (
 	"crawler/frontier"
 	"crawler/internal/links"
 	"crawler/politeness"
-	"crawler/sitemap"
 	"crawler/traps"
 
 	"github.com/zeebo/xxh3"
@@ -165,36 +162,8 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		r.refuse(ctx, o, err)
 		return crawlDelay, true
 	}
-	if fetched {
-		// The robots.txt request used the host's turn.
-		r.stats.robotsFetched.Add(1)
-		end := time.Now()
-		pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: crawlDelay}
-		notFound := unavailable && politeness.HostNotFound(uerr.Err)
-		switch {
-		case notFound:
-			pace.Status, pace.Err = uerr.Status, uerr.Err
-			r.stats.addError(KindDNS)
-			r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
-		case unavailable:
-			pace.Status, pace.Err = uerr.Status, uerr.Err
-			r.stats.addError(KindRobotsUnavailable)
-			r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
-		}
-		var retired error
-		o.next, retired = r.hostTab.Record(e.Host, true, 0, end, pace, err)
-		if retired != nil {
-			r.stats.hostsRetired.Add(1)
-			r.log.Warn("host retired", "host", e.Host, "err", retired)
-			r.skipRetired(ctx, o, retired)
-			return crawlDelay, true
-		}
-		if notFound {
-			r.forgetDNS(u.Hostname())
-		}
-	}
-	if fetched && !unavailable && err == nil && r.c.Sitemaps != SitemapsOff {
-		r.robotsSitemaps(u, rules, o)
+	if fetched && r.robotsRequested(ctx, u, o, start, rules, err) {
+		return crawlDelay, true // the host is retired
 	}
 	switch {
 	case unavailable:
@@ -222,6 +191,49 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		return crawlDelay, true
 	}
 	return crawlDelay, false
+}
+
+// robotsRequested accounts the robots.txt request that checkRobots made,
+// from start, for o's entry: it used the host's turn, and rules and err
+// are what the cache made of its answer. It schedules the sitemaps the
+// file lists, as links of o's entry. It reports whether the host is
+// retired, and with it o done.
+func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start time.Time, rules *politeness.Robots, err error) (retired bool) {
+	e := o.entry
+	r.stats.robotsFetched.Add(1)
+	end := time.Now()
+	pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: rules.CrawlDelay(r.agentToken)}
+	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
+	notFound := unavailable && politeness.HostNotFound(uerr.Err)
+	switch {
+	case notFound:
+		pace.Status, pace.Err = uerr.Status, uerr.Err
+		r.stats.addError(KindDNS)
+		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
+	case unavailable:
+		pace.Status, pace.Err = uerr.Status, uerr.Err
+		r.stats.addError(KindRobotsUnavailable)
+		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
+	}
+	var retiredErr error
+	o.next, retiredErr = r.hostTab.Record(e.Host, true, 0, end, pace, err)
+	if retiredErr != nil {
+		r.stats.hostsRetired.Add(1)
+		r.log.Warn("host retired", "host", e.Host, "err", retiredErr)
+		r.skipRetired(ctx, o, retiredErr)
+		return true
+	}
+	if notFound {
+		r.forgetDNS(u.Hostname())
+	}
+	if err == nil {
+		// They are no links of the page: no importance flows along them.
+		for _, l := range r.sitemaps.FromRobots(u, rules.Sitemaps()) {
+			r.addLink(o, l, e.Depth+1, 0)
+		}
+		o.linkFPs = o.linkFPs[:0]
+	}
+	return false
 }
 
 // refuse reports e, unfetched, to the handler with err, which wraps
@@ -295,9 +307,7 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 		if r.c.Recrawl != nil { // only revisits compare other bodies
 			o.content = xxh3.Hash(p.Body)
 		}
-		if r.c.Sitemaps != SitemapsOff {
-			p.Links, o.lastmods = r.readSitemap(ctx, u, e, p.Body)
-		}
+		p.Links, o.lastmods = r.readSitemap(ctx, u, e, p.Body)
 		return
 	}
 	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
@@ -354,94 +364,36 @@ func (r *run) compare(p *Page, o *outcome, last *lastVisit) {
 	r.stats.unchanged.Add(1)
 }
 
-// robotsSitemaps schedules, as links of o's entry, the sitemaps that the
-// robots.txt of u's origin, just fetched, lists, and under SitemapsAll
-// the origin's /sitemap.xml. They are no links of the page: no importance
-// flows along them.
-func (r *run) robotsSitemaps(u *url.URL, rules *politeness.Robots, o *outcome) {
-	origin := sitemap.Origin(u)
-	if origin == "" {
-		return
-	}
-	base, err := url.Parse(origin + "/robots.txt")
-	if err != nil {
-		return
-	}
-	listed := rules.Sitemaps()
-	all := listed
-	if r.c.Sitemaps == SitemapsAll {
-		all = append(all, "/sitemap.xml")
-	}
-	for i, s := range all {
-		l, err := r.canon.Resolve(base, s)
-		if err != nil {
-			continue
-		}
-		if i < len(listed) {
-			r.sitemaps.Store(canon.Fingerprint(l), origin)
-		}
-		r.addLink(o, l, o.entry.Depth+1, 0)
-	}
-	o.linkFPs = o.linkFPs[:0]
-}
-
-// readSitemap returns the URLs that body lists, if it is a sitemap, within
-// the protocol's scope, canonical and each once; nil if it is none. A text
-// list of URLs counts as a sitemap only if robots.txt or an index listed
-// it. MaxLinksPerPage does not apply: the protocol bounds a sitemap to
-// 50,000 URLs.
-//
-// Which sitemaps robots.txt listed, and with them their indexes, is known
-// to the Run that fetched the robots.txt. One that did not (it resumed a
-// crawl, or shares one with other machines) lets an XML sitemap on a host
-// whose robots.txt lists sitemaps list any URL of its own origin (not of
-// another), and reads no text sitemap it was not told of.
+// readSitemap returns the links of body, the response at u, if it is a
+// sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
+// under Recrawl, counting it. MaxLinksPerPage does not apply: the
+// protocol bounds a sitemap to 50,000 URLs.
 func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []lastmod) {
-	v, listed := r.sitemaps.Load(e.FP)
-	if !listed && !sitemap.MaybeXML(body) {
-		return nil, nil // text, not listed: no sitemap (learning it from a Reader was a twentieth of a crawl's garbage)
-	}
-	robotsOrigin, _ := v.(string)
-	sr, err := sitemap.NewReader(bytes.NewReader(body))
-	if err != nil || sr.Kind() == sitemap.Text && !listed {
+	l := r.sitemaps.Read(ctx, u, e.FP, body)
+	if l == nil {
 		return nil, nil
 	}
-	if !listed && !r.c.IgnoreRobots {
-		origin := sitemap.Origin(u)
-		if rules, _, err := r.robots.Get(ctx, origin); err == nil && len(rules.Sitemaps()) > 0 {
-			robotsOrigin = origin
-		}
-	}
 	r.stats.sitemaps.Add(1)
-	var locs []string
+	r.stats.outOfScope.Add(int64(l.OutOfScope))
+	for _, err := range l.Unresolved {
+		r.badLink(err)
+	}
+	if l.Err != nil {
+		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
+	}
+	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
 	var lastmods []lastmod
-	for {
-		se, err := sr.Next()
-		if err != nil {
-			if err != io.EOF {
-				r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(locs), "err", err)
-			}
-			break
-		}
-		if loc, err := url.Parse(se.Loc); err != nil || !sitemap.Allowed(u, loc, robotsOrigin) {
-			r.stats.outOfScope.Add(1)
-			continue
-		}
-		locs = append(locs, se.Loc)
-		if !se.LastMod.IsZero() && r.c.Recrawl != nil {
-			if l, err := r.canon.Resolve(u, se.Loc); err == nil {
-				lastmods = append(lastmods, lastmod{canon.Fingerprint(l), se.LastMod})
-			}
-		}
+	for _, m := range l.LastMods {
+		lastmods = append(lastmods, lastmod{m.FP, m.At})
 	}
-	out := r.resolveLinks(u, locs, make(map[string]struct{}, len(locs)))
-	if sr.Kind() == sitemap.Index {
-		for _, l := range out {
-			r.sitemaps.Store(canon.Fingerprint(l), robotsOrigin)
-		}
-	}
-	r.stats.sitemapURLs.Add(int64(len(out)))
-	return out, lastmods
+	return l.URLs, lastmods
+}
+
+// listsSitemaps reports whether the robots.txt of origin lists sitemaps,
+// fetching it if needed: sitemap.Discovery.ListsSitemaps.
+func (r *run) listsSitemaps(ctx context.Context, origin string) bool {
+	rules, _, err := r.robots.Get(ctx, origin)
+	return err == nil && len(rules.Sitemaps()) > 0
 }
 
 // resolveLinks resolves hrefs against base into canonical URLs, each once
@@ -451,16 +403,8 @@ func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct
 	links := make([]string, 0, len(hrefs))
 	for _, href := range hrefs {
 		l, err := r.canon.Resolve(base, href)
-		switch {
-		case err == nil:
-		case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
-			r.stats.otherSchemes.Add(1)
-			continue
-		case errors.Is(err, canon.ErrTooLong):
-			r.stats.addTrap(traps.URLLength, 1)
-			continue
-		default:
-			r.stats.badLinks.Add(1)
+		if err != nil {
+			r.badLink(err)
 			continue
 		}
 		if _, dup := seen[l]; dup {
@@ -470,6 +414,18 @@ func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct
 		links = append(links, l)
 	}
 	return links
+}
+
+// badLink counts a link that did not resolve, by err.
+func (r *run) badLink(err error) {
+	switch {
+	case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
+		r.stats.otherSchemes.Add(1)
+	case errors.Is(err, canon.ErrTooLong):
+		r.stats.addTrap(traps.URLLength, 1)
+	default:
+		r.stats.badLinks.Add(1)
+	}
 }
 
 // countResponse adds a response to the counters.
@@ -545,36 +501,4 @@ func (r *run) addLink(o *outcome, u string, depth, hops int) {
 		return
 	}
 	o.links = append(o.links, link{url: u, fp: fp, host: host, depth: depth, hops: hops})
-}
-
-// fetchRobots fetches a robots.txt through the crawler's Fetcher, following
-// up to robotsMaxRedirects redirects (RFC 9309 §2.3.1.2). More, or a loop,
-// makes the file "unavailable": the last 3xx status is returned, which the
-// cache reads as no restrictions, as the RFC allows.
-func (r *run) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
-	target := robotsURL
-	status := 0
-	for range robotsMaxRedirects + 1 {
-		resp, err := r.fetcher.Fetch(ctx, &fetch.Request{URL: target, UserAgent: r.userAgent, MaxBytes: politeness.MaxRobotsSize})
-		if err != nil {
-			if status != 0 && errors.Is(err, fetch.ErrBlockedAddress) {
-				return status, nil, nil // a redirect to an address not allowed: to nowhere, as below
-			}
-			return 0, nil, err
-		}
-		if status = resp.Status; !isRedirect(status) {
-			return status, resp.Body, nil
-		}
-		base, err := url.Parse(target)
-		if err != nil {
-			return 0, nil, err
-		}
-		loc := resp.Header.Get("Location")
-		next, err := r.canon.Resolve(base, loc)
-		if loc == "" || err != nil {
-			return status, nil, nil // a redirect to nowhere: unavailable too
-		}
-		target = next
-	}
-	return status, nil, nil
 }

@@ -55,7 +55,8 @@ func (e *UnavailableError) Unwrap() []error {
 // It follows redirects itself (up to 5; after that it returns the last 3xx
 // status) and may stop reading the body after [MaxRobotsSize] bytes. err is
 // for failures without a usable response (network errors, ctx cancelled).
-// A FetchFunc must be safe for concurrent use.
+// A FetchFunc must be safe for concurrent use. [FetchThrough] makes one
+// from a [fetch.Fetcher].
 type FetchFunc func(ctx context.Context, robotsURL string) (status int, body []byte, err error)
 
 // RobotsCache fetches, parses and caches robots.txt per origin (scheme, host

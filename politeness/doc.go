@@ -2,7 +2,7 @@
 // robots.txt parsing and matching per RFC 9309, a per-origin robots.txt
 // cache with the RFC's availability rules, and per-host pacing.
 //
-//	cache := &politeness.RobotsCache{Fetch: fetch} // fetch: a FetchFunc over net/http
+//	cache := &politeness.RobotsCache{Fetch: politeness.FetchThrough(&fetch.HTTPFetcher{}, userAgent, nil)}
 //	robots, fetched, err := cache.Get(ctx, "https://example.com") // on error robots is DisallowAll
 //	if robots.Allowed(userAgent, "https://example.com/a/b?c=d") { /* fetch it */ }
 //	var pacing politeness.Pacing // the polite defaults; see its fields

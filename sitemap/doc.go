@@ -30,4 +30,16 @@
 // [Allowed] applies the protocol's rule: a sitemap lists URLs of its own
 // scheme, host and port under its own directory, or, if a robots.txt lists
 // it, of that robots.txt's origin.
+//
+// # Discovery
+//
+// A crawler finds sitemaps through robots.txt and reads them with a
+// [Discovery], one per crawl, shared by its workers: it remembers which
+// sitemaps a robots.txt listed, and so which URLs they may list, and
+// tells a sitemap from another response. [Policy] says which sitemaps it
+// reads.
+//
+//	d := &sitemap.Discovery{Policy: sitemap.Listed}
+//	for _, s := range d.FromRobots(u, robots.Sitemaps()) { … } // u's robots.txt just fetched: schedule s
+//	if l := d.Read(ctx, u, fp, body); l != nil { … }          // a sitemap: l.URLs in scope
 package sitemap

@@ -1,11 +1,13 @@
 package sitemap_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
 	"strings"
 
+	"crawler/canon"
 	"crawler/sitemap"
 )
 
@@ -41,4 +43,24 @@ func Example() {
 	// urlset https://example.com/shop/a 2026-11-01 0.5
 	// out of scope: https://example.com/elsewhere
 	// urlset https://example.com/shop/b 0001-01-01 0.9
+}
+
+func ExampleDiscovery() {
+	d := &sitemap.Discovery{} // Listed: the sitemaps robots.txt lists
+	page, _ := url.Parse("https://example.com/")
+	// https://example.com/robots.txt was fetched for page; its Sitemap lines:
+	maps := d.FromRobots(page, []string{"/maps/news.txt"})
+	fmt.Println(maps)
+
+	at, _ := url.Parse(maps[0])
+	body := "https://example.com/2026/story\nhttps://other.example/story\n"
+	l := d.Read(context.Background(), at, canon.Fingerprint(maps[0]), []byte(body))
+	fmt.Println(l.Kind, l.URLs, l.OutOfScope)
+
+	notes, _ := url.Parse("https://example.com/notes.txt") // a text file robots.txt does not list
+	fmt.Println(d.Read(context.Background(), notes, canon.Fingerprint(notes.String()), []byte(body)) == nil)
+	// Output:
+	// [https://example.com/maps/news.txt]
+	// text [https://example.com/2026/story] 1
+	// true
 }

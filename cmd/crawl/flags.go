@@ -18,6 +18,7 @@ import (
 	"crawler/politeness"
 	"crawler/render"
 	"crawler/simhash"
+	"crawler/sitemap"
 	"crawler/status"
 	"crawler/traps"
 	"crawler/warc"
@@ -311,12 +312,12 @@ func validateSeeds(seeds []string) error {
 }
 
 // sitemapPolicies maps the values of -sitemaps to the Crawler's.
-var sitemapPolicies = map[string]crawler.SitemapPolicy{
-	"listed": crawler.SitemapsListed,
-	"all":    crawler.SitemapsAll,
-	"off":    crawler.SitemapsOff,
-	"true":   crawler.SitemapsListed,
-	"false":  crawler.SitemapsOff,
+var sitemapPolicies = map[string]sitemap.Policy{
+	"listed": sitemap.Listed,
+	"all":    sitemap.All,
+	"off":    sitemap.Off,
+	"true":   sitemap.Listed,
+	"false":  sitemap.Off,
 }
 
 // off sets each of vs that is 0 to -1: a flag given as 0 means what a
