@@ -205,18 +205,19 @@ func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start
 	pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: rules.CrawlDelay(r.agentToken)}
 	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
 	notFound := unavailable && politeness.HostNotFound(uerr.Err)
-	switch {
-	case notFound:
+	if unavailable {
 		pace.Status, pace.Err = uerr.Status, uerr.Err
-		r.stats.addError(KindDNS)
-		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
-	case unavailable:
-		pace.Status, pace.Err = uerr.Status, uerr.Err
-		r.stats.addError(KindRobotsUnavailable)
-		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
 	}
 	var retiredErr error
 	o.next, retiredErr = r.hostTab.Record(e.Host, true, 0, end, pace, err)
+	switch { // logged once the host table has it
+	case notFound:
+		r.stats.addError(KindDNS)
+		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
+	case unavailable:
+		r.stats.addError(KindRobotsUnavailable)
+		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
+	}
 	if retiredErr != nil {
 		r.stats.hostsRetired.Add(1)
 		r.log.Warn("host retired", "host", e.Host, "err", retiredErr)
