@@ -96,7 +96,7 @@ func (c *copies) freshness(w *crawlertest.Web, pages []string, start time.Time, 
 // recrawl runs a crawl of w that revisits under rc at rate pages/s for
 // dur, and returns its freshness over the second half, and its revisits
 // per second then.
-func recrawl(t *testing.T, w *crawlertest.Web, pages []string, rc crawler.Recrawl, rate float64, dur time.Duration) (fresh, revisitRate float64, st crawler.Stats) {
+func recrawl(t *testing.T, w *crawlertest.Web, pages []string, rc revisit.Config, rate float64, dur time.Duration) (fresh, revisitRate float64, st crawler.Stats) {
 	cp := &copies{version: map[string]int{}}
 	c := &crawler.Crawler{Handler: cp, Scope: htmlPagesOnly, Recrawl: &rc, MaxRate: rate, Workers: 8,
 		Pacing:  politeness.Pacing{Delay: 10 * time.Millisecond, DelayFactor: -1},
@@ -153,13 +153,13 @@ func TestRecrawlFreshness(t *testing.T) {
 	for i, uniform := range []bool{false, true} {
 		wg.Go(func() {
 			defer webs[i].Close()
-			f, r, st := recrawl(t, webs[i], pages, crawler.Recrawl{Uniform: uniform}, rate, dur)
+			f, r, st := recrawl(t, webs[i], pages, revisit.Config{Uniform: uniform}, rate, dur)
 			results[i] = result{f, r, st}
 		})
 	}
 	wg.Wait()
 	est, uni := results[0], results[1]
-	optimal := meanFreshness(lambdas, revisit.Allocate(lambdas, est.rate, revisit.Bounds{Max: crawler.DefaultRecrawlMaxInterval}))
+	optimal := meanFreshness(lambdas, revisit.Allocate(lambdas, est.rate, revisit.Bounds{Max: revisit.DefaultMaxInterval}))
 	uniformModel := meanFreshness(lambdas, revisit.Uniform(len(lambdas), uni.rate, revisit.Bounds{}))
 	t.Logf("freshness over the second half of %v: estimated %.3f (%.1f revisits/s), uniform %.3f (%.1f/s; model %.3f), optimal %.3f at the estimated policy's rate: %.0f%% of it",
 		dur, est.fresh, est.rate, uni.fresh, uni.rate, uniformModel, optimal, 100*est.fresh/optimal)
@@ -218,7 +218,7 @@ func TestRecrawlRules(t *testing.T) {
 		return nil
 	}))
 	c.MaxRetries = -1
-	c.Recrawl = &crawler.Recrawl{Rate: 40, MinInterval: 50 * time.Millisecond}
+	c.Recrawl = &revisit.Config{Rate: 40, MinInterval: 50 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	if err := c.Run(ctx, s.URL+"/"); err == nil {

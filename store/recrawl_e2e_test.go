@@ -15,6 +15,7 @@ import (
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/revisit"
 	"crawler/store"
 )
 
@@ -44,7 +45,7 @@ func TestRecrawlResume(t *testing.T) {
 		}
 		st = open(t, fs, store.Options{ExpectedURLs: 1000})
 		var pages []*crawler.Page
-		c := &crawler.Crawler{Scope: htmlPagesOnly, Recrawl: &crawler.Recrawl{Rate: 40}, Workers: 2,
+		c := &crawler.Crawler{Scope: htmlPagesOnly, Recrawl: &revisit.Config{Rate: 40}, Workers: 2,
 			Handler: crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
 				mu.Lock()
 				defer mu.Unlock()
