@@ -17,6 +17,7 @@ import (
 	"crawler/frontier"
 	"crawler/internal/depths"
 	"crawler/politeness"
+	"crawler/revisit"
 	"crawler/seen"
 	"crawler/sitemap"
 	"crawler/traps"
@@ -129,8 +130,9 @@ type Crawler struct {
 	Sitemaps sitemap.Policy
 	// Recrawl, if not nil, keeps revisiting the pages fetched, by their
 	// estimated rates of change, until the Run's context is done or a
-	// budget is spent; see [Recrawl]. Nil: each page is fetched once.
-	Recrawl *Recrawl
+	// budget is spent; see [revisit.Config]. Nil: each page is fetched
+	// once.
+	Recrawl *revisit.Config
 	// NearDuplicates, if not nil, marks the HTML pages whose text is a
 	// near-duplicate of a page fetched earlier in the Run
 	// (Page.NearDuplicateOf), by SimHash; see [NearDuplicates]. Nil: no
@@ -168,7 +170,7 @@ type made struct {
 	seedHosts map[string]bool
 	// revisits are the pages a Recrawl revisits, for the frontier
 	// revisitsOf.
-	revisits   *revisits
+	revisits   *revisit.Tracker
 	revisitsOf frontier.Frontier
 	// traps are the trap rules and what they counted, for the frontier
 	// trapsOf: a Run that resumes the crawl carries on with them.
@@ -440,7 +442,7 @@ func (c *Crawler) validate() error {
 		}
 	}
 	if c.Recrawl != nil {
-		if err := c.Recrawl.validate(c.MaxRate); err != nil {
+		if err := c.Recrawl.Validate(c.MaxRate); err != nil {
 			errs = append(errs, err)
 		}
 		if _, shared := c.Frontier.(frontier.Exchanger); shared {
@@ -499,7 +501,7 @@ type run struct {
 	fpRate seen.Estimator
 	// revisits are the pages Crawler.Recrawl revisits; nil without it.
 	// Scheduler only.
-	revisits *revisits
+	revisits *revisit.Tracker
 	// trackDepths says whether depths are kept: always under
 	// Scope.MaxDepth; without it, only for a frontier in memory, since
 	// depths grows with the URLs waiting, which a durable frontier keeps
@@ -624,24 +626,17 @@ type outcome struct {
 	redirect  bool      // a redirect followed: linkFPs holds its target alone
 	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
 	html      bool      // a 2xx HTML page was read
-	content   uint64    // fingerprint of a 2xx HTML page's content (see Traps.DuplicatePages), or under Recrawl of any 2xx body
 	failure   error     // why the entry yielded no page, when it is done with and got no response; nil otherwise
-
-	// For Recrawl: the final response's status (0: none), its
-	// validators, whether the page is gone (no revisits), whether it was
-	// a revisit, and the lastmod a sitemap gave its URLs.
-	status             int
-	etag, lastModified string
-	gone               bool
-	revisit            bool
-	lastmods           []lastmod
+	// visit is the response as Recrawl sees it; its Content is also
+	// that of a 2xx HTML page for Traps.DuplicatePages.
+	visit revisit.Outcome
 }
 
 // job is an entry handed to a worker, with the visit before if it is a
 // revisit.
 type job struct {
 	entry frontier.Entry
-	last  *lastVisit
+	last  *revisit.Last
 }
 
 // loop is the scheduler: it owns the frontier and the seen-set, hands ready
@@ -675,7 +670,7 @@ func (r *run) loop(ctx context.Context) error {
 		if o.requested {
 			requested++
 		}
-		if o.html && !o.revisit {
+		if o.html && !o.visit.Revisit {
 			r.checkContent(o)
 		}
 		// New links are pushed before Done, so that a frontier spending
@@ -691,7 +686,7 @@ func (r *run) loop(ctx context.Context) error {
 			}
 			r.finished(o)
 			if r.revisits != nil {
-				r.revisits.done(o, time.Now())
+				r.revisits.Done(o.entry, o.visit, time.Now())
 			}
 		}
 		if err := r.commit(); err != nil && failed == nil {
@@ -739,12 +734,12 @@ func (r *run) loop(ctx context.Context) error {
 			inflight++
 			j := job{entry: e}
 			if r.revisits != nil {
-				j.last = r.revisits.revisiting(e.FP)
+				j.last = r.revisits.Revisiting(e.FP)
 			}
 			jobs <- j
 		}
 		if r.revisits != nil {
-			if due, ok := r.revisits.next(); ok && (wake.IsZero() || due.Before(wake)) {
+			if due, ok := r.revisits.Next(); ok && (wake.IsZero() || due.Before(wake)) {
 				wake = due
 			}
 		}
@@ -801,7 +796,7 @@ func (r *run) ended(budgetLeft bool) bool {
 	if r.exchange != nil {
 		return r.exchange.Finished()
 	}
-	return r.frontier.Len() == 0 && (r.revisits == nil || len(r.revisits.pages) == 0) || !budgetLeft
+	return r.frontier.Len() == 0 && (r.revisits == nil || r.revisits.Len() == 0) || !budgetLeft
 }
 
 // receive discovers the links other parts of the crawl forwarded here, as
@@ -945,7 +940,7 @@ func (e *StoppedError) Unwrap() error { return e.Cause }
 // checkContent records the content of an HTML page for the duplicate
 // rule of Traps, which may stop the page's path pattern.
 func (r *run) checkContent(o outcome) {
-	stopped, duplicate := r.traps.Observe(o.entry.URL, o.entry.Host, o.content)
+	stopped, duplicate := r.traps.Observe(o.entry.URL, o.entry.Host, o.visit.Content)
 	if duplicate {
 		r.stats.duplicateContent.Add(1)
 	}
@@ -992,7 +987,7 @@ func (r *run) publish(inflight int) {
 		r.stats.seenFPRate.Store(math.Float64bits(r.fpRate.FPRate()))
 	}
 	if r.revisits != nil {
-		r.stats.revisiting.Store(int64(len(r.revisits.pages)))
+		r.stats.revisiting.Store(int64(r.revisits.Len()))
 	}
 }
 

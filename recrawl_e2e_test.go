@@ -11,14 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"crawler"
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/revisit"
-	"crawler/store"
 )
 
 var recrawlSeconds = flag.Int("recrawl.seconds", 40, "length of the real-time recrawl runs of TestRecrawlFreshness")
@@ -99,7 +96,7 @@ func (c *copies) freshness(w *crawlertest.Web, pages []string, start time.Time, 
 // recrawl runs a crawl of w that revisits under rc at rate pages/s for
 // dur, and returns its freshness over the second half, and its revisits
 // per second then.
-func recrawl(t *testing.T, w *crawlertest.Web, pages []string, rc crawler.Recrawl, rate float64, dur time.Duration) (fresh, revisitRate float64, st crawler.Stats) {
+func recrawl(t *testing.T, w *crawlertest.Web, pages []string, rc revisit.Config, rate float64, dur time.Duration) (fresh, revisitRate float64, st crawler.Stats) {
 	cp := &copies{version: map[string]int{}}
 	c := &crawler.Crawler{Handler: cp, Scope: htmlPagesOnly, Recrawl: &rc, MaxRate: rate, Workers: 8,
 		Pacing:  politeness.Pacing{Delay: 10 * time.Millisecond, DelayFactor: -1},
@@ -156,13 +153,13 @@ func TestRecrawlFreshness(t *testing.T) {
 	for i, uniform := range []bool{false, true} {
 		wg.Go(func() {
 			defer webs[i].Close()
-			f, r, st := recrawl(t, webs[i], pages, crawler.Recrawl{Uniform: uniform}, rate, dur)
+			f, r, st := recrawl(t, webs[i], pages, revisit.Config{Uniform: uniform}, rate, dur)
 			results[i] = result{f, r, st}
 		})
 	}
 	wg.Wait()
 	est, uni := results[0], results[1]
-	optimal := meanFreshness(lambdas, revisit.Allocate(lambdas, est.rate, revisit.Bounds{Max: crawler.DefaultRecrawlMaxInterval}))
+	optimal := meanFreshness(lambdas, revisit.Allocate(lambdas, est.rate, revisit.Bounds{Max: revisit.DefaultMaxInterval}))
 	uniformModel := meanFreshness(lambdas, revisit.Uniform(len(lambdas), uni.rate, revisit.Bounds{}))
 	t.Logf("freshness over the second half of %v: estimated %.3f (%.1f revisits/s), uniform %.3f (%.1f/s; model %.3f), optimal %.3f at the estimated policy's rate: %.0f%% of it",
 		dur, est.fresh, est.rate, uni.fresh, uni.rate, uniformModel, optimal, 100*est.fresh/optimal)
@@ -221,7 +218,7 @@ func TestRecrawlRules(t *testing.T) {
 		return nil
 	}))
 	c.MaxRetries = -1
-	c.Recrawl = &crawler.Recrawl{Rate: 40, MinInterval: 50 * time.Millisecond}
+	c.Recrawl = &revisit.Config{Rate: 40, MinInterval: 50 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	if err := c.Run(ctx, s.URL+"/"); err == nil {
@@ -247,57 +244,4 @@ func TestRecrawlRules(t *testing.T) {
 		t.Errorf("Revisits %d, NotModified %d, Unchanged %d: want unchanged ones by content alone", st.Revisits, st.NotModified, st.Unchanged)
 	}
 	t.Logf("requests %v; revisits %d, unchanged %d", s.requests(), st.Revisits, st.Unchanged)
-}
-
-// A recrawl resumed from a durable store has its pages' visits back: the
-// second Run fetches no page as new, asks with the validators the first
-// Run kept, and gets 304s for unchanged pages.
-func TestRecrawlResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two recrawls in real time: 2.5 s")
-	}
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 5, Hosts: 2, PagesPerHost: 10,
-		ChangeInterval: func(_, page int) time.Duration { return time.Duration(page+1) * time.Second }})
-	defer w.Close()
-	fs := vfs.NewMem()
-	var st *store.Store
-	run := func(d time.Duration) (*crawler.Crawler, *copies, []*crawler.Page) {
-		st = reopen(t, fs, st)
-		cp := &copies{version: map[string]int{}}
-		var mu sync.Mutex
-		var pages []*crawler.Page
-		c := &crawler.Crawler{Scope: htmlPagesOnly, Recrawl: &crawler.Recrawl{Rate: 40}, Workers: 2,
-			Handler: crawler.Chain(cp, crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
-				mu.Lock()
-				defer mu.Unlock()
-				pages = append(pages, p)
-				return nil
-			})),
-			Pacing:   politeness.Pacing{Delay: -1, DelayFactor: -1},
-			Fetcher:  &fetch.HTTPFetcher{Client: w.Client()},
-			Seen:     st.Seen(),
-			Frontier: st.Frontier(),
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), d)
-		defer cancel()
-		if err := c.Run(ctx, w.Seeds()...); err == nil {
-			t.Fatal("a recrawl ended before its context")
-		}
-		return c, cp, pages
-	}
-	first, _, _ := run(1500 * time.Millisecond)
-	if st := first.Stats(); st.Revisiting != 20 || st.Revisits == 0 {
-		t.Fatalf("first run: %d pages revisited %d times, want 20 pages, revisited", st.Revisiting, st.Revisits)
-	}
-	second, _, pages := run(time.Second)
-	for _, p := range pages {
-		if !p.Revisit {
-			t.Errorf("%s fetched as new after the resume", p.URL)
-		}
-	}
-	got := second.Stats()
-	if len(pages) == 0 || got.NotModified == 0 || got.Revisiting != 20 {
-		t.Errorf("second run: %d pages, %d answered 304, %d revisited; want some, some and 20", len(pages), got.NotModified, got.Revisiting)
-	}
-	t.Logf("first run: %d revisits; second: %d, %d answered 304", first.Stats().Revisits, got.Revisits, got.NotModified)
 }

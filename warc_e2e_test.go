@@ -15,6 +15,7 @@ import (
 
 	"crawler"
 	"crawler/fetch"
+	"crawler/revisit"
 	"crawler/warc"
 )
 
@@ -48,7 +49,7 @@ func TestWARCRecrawl(t *testing.T) {
 	}
 	c := fast(crawler.HandlerFunc(func(context.Context, *crawler.Page) error { return nil }))
 	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Recorder: archive}
-	c.Recrawl = &crawler.Recrawl{Rate: 40, MinInterval: 50 * time.Millisecond}
+	c.Recrawl = &revisit.Config{Rate: 40, MinInterval: 50 * time.Millisecond}
 	c.MaxPages = 30 // the budget, not a context, ends the Run: no fetch is cut short
 	if err := c.Run(context.Background(), srv.URL+"/"); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"crawler/frontier"
 	"crawler/internal/links"
 	"crawler/politeness"
+	"crawler/revisit"
 	"crawler/traps"
 
 	"github.com/zeebo/xxh3"
@@ -23,7 +24,7 @@ import (
 // fetch, link extraction, the handler, canonicalization and scope.
 func (r *run) process(ctx context.Context, j job) outcome {
 	e := j.entry
-	o := outcome{entry: e, revisit: j.last != nil}
+	o := outcome{entry: e, visit: revisit.Outcome{Revisit: j.last != nil}}
 	if ctx.Err() != nil {
 		o.retry = true
 		return o
@@ -59,7 +60,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	start := time.Now()
 	req := &fetch.Request{URL: e.URL, UserAgent: r.userAgent}
 	if j.last != nil {
-		req.ETag, req.LastModified = j.last.etag, j.last.lastModified
+		req.ETag, req.LastModified = j.last.ETag, j.last.LastModified
 	}
 	resp, err := r.fetcher.Fetch(ctx, req)
 	if err != nil && ctx.Err() != nil {
@@ -75,7 +76,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	// Counted once sent, never taken back, so that the counter only grows
 	// (Prometheus reads a fall as a restart).
 	r.stats.requests.Add(1)
-	if o.revisit {
+	if o.visit.Revisit {
 		r.stats.revisits.Add(1)
 	}
 	end := time.Now()
@@ -113,7 +114,7 @@ func (r *run) process(ctx context.Context, j job) outcome {
 	}
 
 	p := pageOf(e, err, start)
-	p.Revisit = o.revisit
+	p.Revisit = o.visit.Revisit
 	if err != nil {
 		p.Duration = time.Since(start)
 		r.stats.addError(ErrorKind(err))
@@ -185,7 +186,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 		o.retry = true
 		return crawlDelay, true
 	case !rules.Allowed(r.agentToken, e.URL):
-		o.gone, o.failure = true, ErrDisallowed
+		o.visit.Gone, o.failure = true, ErrDisallowed
 		r.stats.robotsBlocked.Add(1)
 		r.log.Debug("disallowed by robots.txt", "url", e.URL)
 		return crawlDelay, true
@@ -243,7 +244,7 @@ func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start
 // is not tried again.
 func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 	e := o.entry
-	o.gone, o.failure = true, err
+	o.visit.Gone, o.failure = true, err
 	r.stats.addError(KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
 	r.handle(ctx, pageOf(e, err, time.Now()), o)
@@ -253,7 +254,7 @@ func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 // its retired host. It counts under ErrorKind(err): host-retired, or dns
 // for a host whose name does not exist.
 func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
-	o.gone, o.failure = true, err
+	o.visit.Gone, o.failure = true, err
 	r.stats.addError(ErrorKind(err))
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
 }
@@ -274,8 +275,8 @@ func (r *run) forgetDNS(host string) {
 func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
 	e := o.entry
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
-	o.status, o.etag, o.lastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	o.gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || isRedirect(resp.Status)
+	o.visit.Status, o.visit.ETag, o.visit.LastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.visit.Gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || isRedirect(resp.Status)
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
 	r.countResponse(resp)
@@ -306,9 +307,9 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 	}
 	if !links.IsHTML(p.ContentType, p.Body) {
 		if r.c.Recrawl != nil { // only revisits compare other bodies
-			o.content = xxh3.Hash(p.Body)
+			o.visit.Content = xxh3.Hash(p.Body)
 		}
-		p.Links, o.lastmods = r.readSitemap(ctx, u, e, p.Body)
+		p.Links, o.visit.LastMods = r.readSitemap(ctx, u, e, p.Body)
 		return
 	}
 	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
@@ -342,8 +343,8 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 	}
 	clear(seen)
 	r.linkSets.Put(seen)
-	o.content, o.html = ex.Content, true
-	if r.nearDups != nil && !o.revisit {
+	o.visit.Content, o.html = ex.Content, true
+	if r.nearDups != nil && !o.visit.Revisit {
 		if p.NearDuplicateOf = r.nearDups.check(e.URL, p.Body); p.NearDuplicateOf != "" {
 			r.stats.nearDuplicates.Add(1)
 		}
@@ -353,13 +354,12 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 // compare tells p, the page of a revisit, and o whether the page is as
 // the visit before saw it: a 304 Not Modified, or a 2xx with the same
 // content fingerprint.
-func (r *run) compare(p *Page, o *outcome, last *lastVisit) {
-	switch {
-	case o.status == http.StatusNotModified:
-		r.stats.notModified.Add(1)
-	case o.status/100 == 2 && o.content == last.content:
-	default:
+func (r *run) compare(p *Page, o *outcome, last *revisit.Last) {
+	if !o.visit.Unchanged(last) {
 		return
+	}
+	if o.visit.Status == http.StatusNotModified {
+		r.stats.notModified.Add(1)
 	}
 	p.Unchanged = true
 	r.stats.unchanged.Add(1)
@@ -369,7 +369,7 @@ func (r *run) compare(p *Page, o *outcome, last *lastVisit) {
 // sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
 // under Recrawl, counting it. MaxLinksPerPage does not apply: the
 // protocol bounds a sitemap to 50,000 URLs.
-func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []lastmod) {
+func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []revisit.LastMod) {
 	l := r.sitemaps.Read(ctx, u, e.FP, body)
 	if l == nil {
 		return nil, nil
@@ -383,9 +383,9 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
 	}
 	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
-	var lastmods []lastmod
+	var lastmods []revisit.LastMod
 	for _, m := range l.LastMods {
-		lastmods = append(lastmods, lastmod{m.FP, m.At})
+		lastmods = append(lastmods, revisit.LastMod{FP: m.FP, At: m.At})
 	}
 	return l.URLs, lastmods
 }

@@ -23,6 +23,39 @@
 // biased low, as several changes look like one); with every visit seeing
 // a change, or none, it falls back on Cho and Garcia-Molina's
 // bias-reduced estimator for regular visits, −ln((n−X+½)/(n+½))/I.
+//
+// # The Tracker
+//
+// A [Schedule] keeps the visits; a [Tracker] runs a crawl's revisits with
+// it under a [Config] (the crawler's Crawler.Recrawl): it knows each page
+// fetched, its validators and content fingerprint, and when it is due, and
+// the crawler's scheduler calls it at its few points:
+//
+//	t := revisit.NewTracker(cfg, maxRate) // one per crawl and frontier
+//	err := t.Load(f)                      // once: the records f kept
+//	t.Configure(cfg, maxRate)             // each Run
+//	n := t.Release(now, f)                // pages due at now, into f
+//	last := t.Revisiting(e.FP)            // for an entry f handed out; nil: no revisit
+//	t.Done(e, outcome, now)               // what its fetch found
+//	due, ok := t.Next()                   // when to wake for the next
+//
+// A Tracker is not safe for concurrent use: one goroutine at a time (the
+// crawler's scheduler) calls it. The [Last] that Revisiting returns is a
+// copy, which the worker that revisits the page may read.
+//
+// # Durable records
+//
+// With a frontier that is a frontier.Recorder (the durable store's), a
+// Tracker writes each page's record under the name "crawler/visits" and
+// its fingerprint, with the frontier's step in progress: when Release
+// puts the page in the frontier, when Done learns from its visit or a
+// sitemap's lastmod, and a nil record when the page is gone. A record is
+// a format byte (1), a flag (in the frontier), the depth, the URL, ETag
+// and Last-Modified, the content fingerprint, the due and last visit
+// times in Unix milliseconds and the visits kept; the layout does not
+// change, so that a crawl kept by an older build resumes. [Tracker.Load]
+// reads them back after a stop or a crash, and a record that does not
+// decode is an error rather than a page forgotten.
 package revisit
 
 import (

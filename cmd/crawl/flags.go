@@ -17,6 +17,7 @@ import (
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/render"
+	"crawler/revisit"
 	"crawler/simhash"
 	"crawler/sitemap"
 	"crawler/status"
@@ -192,9 +193,9 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists; also true), all (also each host's /sitemap.xml, one request more a host) or off (also false)")
 	fs.BoolVar(&o.recrawl, "recrawl", false, "keep revisiting the pages fetched, each at the rate that keeps most copies fresh by its estimated rate of change (conditional GETs: a 304 costs no body), until -duration, -max-pages or a signal; needs -rate, which revisits share with new URLs")
 	fs.BoolVar(&o.recrawlUniform, "recrawl-uniform", false, "with -recrawl: revisit every page at the same rate (the baseline policy)")
-	fs.Float64Var(&o.recrawlShare, "recrawl-share", crawler.DefaultRecrawlShare, "with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: none)")
+	fs.Float64Var(&o.recrawlShare, "recrawl-share", revisit.DefaultShare, "with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: none)")
 	durationVar(fs, &o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0: no bound but its host's pacing)")
-	durationVar(fs, &o.recrawlMax, "recrawl-max", crawler.DefaultRecrawlMaxInterval, "with -recrawl: the longest time between two visits of a page (0: none, a page may never be revisited)")
+	durationVar(fs, &o.recrawlMax, "recrawl-max", revisit.DefaultMaxInterval, "with -recrawl: the longest time between two visits of a page (0: none, a page may never be revisited)")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")

@@ -54,6 +54,7 @@ import (
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/politeness"
+	"crawler/revisit"
 	"crawler/seen"
 	"crawler/store"
 )
@@ -452,7 +453,7 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		c.NearDuplicates = &crawler.NearDuplicates{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
 	}
 	if o.recrawl {
-		c.Recrawl = &crawler.Recrawl{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
+		c.Recrawl = &revisit.Config{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
 	}
 	size := o.seenSize
 	if size == 0 {

@@ -1,11 +1,11 @@
-package crawler
+package revisit
 
 import (
+	"encoding/hex"
 	"testing"
 	"time"
 
 	"crawler/frontier"
-	"crawler/revisit"
 )
 
 var t0 = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
@@ -15,7 +15,7 @@ var t0 = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 func TestVisitedRecord(t *testing.T) {
 	p := &visited{url: "http://a.test/x", depth: 3, etag: `"v1"`, lastModified: "Tue, 24 Nov 2026 10:00:00 GMT",
 		content: 1<<63 | 5, due: t0.Add(time.Minute), queued: true}
-	visits := []revisit.Visit{{Interval: time.Second, Changed: true}, {Interval: 90 * time.Minute}}
+	visits := []Visit{{Interval: time.Second, Changed: true}, {Interval: 90 * time.Minute}}
 	b := encodeVisited(p, t0, visits)
 	got, last, gotVisits, err := decodeVisited(b)
 	if err != nil {
@@ -37,11 +37,30 @@ func TestVisitedRecord(t *testing.T) {
 	}
 }
 
+// A page's record is byte for byte what the crawler wrote before the
+// Tracker left its root package, so that a crawl kept by an older build
+// resumes: the format byte and the layout are pinned.
+func TestVisitedRecordGolden(t *testing.T) {
+	p := &visited{url: "http://a.test/x", depth: 3, etag: `"v1"`, lastModified: "Tue, 24 Nov 2026 10:00:00 GMT",
+		content: 1<<63 | 5, due: t0.Add(time.Minute), queued: true}
+	visits := []Visit{{Interval: time.Second, Changed: true}, {Interval: 90 * time.Minute}}
+	const want = "0101030f687474703a2f2f612e746573742f7804227631221d5475652c203234204e6f7620323032362031303a30303a303020474d54" +
+		"8000000000000005c081a5a9c26880d89da9c26802d10f80979305"
+	if got := hex.EncodeToString(encodeVisited(p, t0, visits)); got != want {
+		t.Fatalf("record\n%s\nwant\n%s", got, want)
+	}
+	b, _ := hex.DecodeString(want)
+	got, last, gotVisits, err := decodeVisited(b)
+	if err != nil || got.url != p.url || got.etag != p.etag || !got.due.Equal(p.due) || !last.Equal(t0) || len(gotVisits) != 2 {
+		t.Fatalf("the pinned record decodes to %+v, %v, %v, %v", got, last, gotVisits, err)
+	}
+}
+
 // FuzzVisitedRecord: any bytes decode or fail without a panic, and what
 // decodes encodes back to the same bytes.
 func FuzzVisitedRecord(f *testing.F) {
 	f.Add(encodeVisited(&visited{url: "http://a.test/"}, t0, nil))
-	f.Add(encodeVisited(&visited{url: "http://a.test/x", etag: "e", content: 7, due: t0}, t0, []revisit.Visit{{Interval: time.Hour, Changed: true}}))
+	f.Add(encodeVisited(&visited{url: "http://a.test/x", etag: "e", content: 7, due: t0}, t0, []Visit{{Interval: time.Hour, Changed: true}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, last, visits, err := decodeVisited(b)
 		if err != nil {
@@ -62,18 +81,18 @@ func FuzzVisitedRecord(f *testing.F) {
 // lastmod makes a waiting page due at once, an earlier one does not, and
 // a gone page is forgotten.
 func TestRevisitsSteps(t *testing.T) {
-	v := newRevisits(Recrawl{Rate: 1}, 0)
+	v := NewTracker(Config{Rate: 1}, 0)
 	f := &frontier.FIFO{}
 	e := frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"}
-	if v.revisiting(1) != nil {
+	if v.Revisiting(1) != nil {
 		t.Fatal("a page never fetched is a revisit")
 	}
-	v.done(outcome{entry: e, status: 200, etag: `"x"`, content: 9}, t0)
-	v.done(outcome{entry: frontier.Entry{URL: "http://a.test/404", FP: 2}, status: 404, gone: true}, t0)
+	v.Done(e, Outcome{Status: 200, ETag: `"x"`, Content: 9}, t0)
+	v.Done(frontier.Entry{URL: "http://a.test/404", FP: 2}, Outcome{Status: 404, Gone: true}, t0)
 	if len(v.pages) != 1 {
 		t.Fatalf("%d pages revisited, want the one that answered 200", len(v.pages))
 	}
-	due, ok := v.next()
+	due, ok := v.Next()
 	if !ok || !due.Equal(t0.Add(time.Second)) {
 		t.Fatalf("due at %v (%v), want a second later: the whole budget of 1/s", due.Sub(t0), ok)
 	}
@@ -83,33 +102,33 @@ func TestRevisitsSteps(t *testing.T) {
 	if n := v.release(due, f); n != 1 || f.Len() != 1 {
 		t.Fatalf("released %d, frontier %d; want 1", n, f.Len())
 	}
-	if _, ok := v.next(); ok {
+	if _, ok := v.Next(); ok {
 		t.Fatal("a page in the frontier is still waiting")
 	}
-	if last := v.revisiting(1); last == nil || last.etag != `"x"` || last.content != 9 {
+	if last := v.Revisiting(1); last == nil || last.ETag != `"x"` || last.Content != 9 {
 		t.Fatalf("revisiting = %+v", last)
 	}
 	now := due.Add(time.Millisecond)
-	v.done(outcome{entry: e, status: 304}, now) // unchanged: validators and content kept
+	v.Done(e, Outcome{Status: 304}, now) // unchanged: validators and content kept
 	if p := v.pages[1]; p.etag != `"x"` || p.content != 9 || p.queued {
 		t.Fatalf("after a 304: %+v", p)
 	}
 	later := now.Add(10 * time.Millisecond)
-	v.hint([]lastmod{{1, now.Add(-time.Hour)}}, later)
-	if d, _ := v.next(); !d.After(later) {
+	v.hint([]LastMod{{1, now.Add(-time.Hour)}}, later)
+	if d, _ := v.Next(); !d.After(later) {
 		t.Fatal("a lastmod before the last visit made the page due")
 	}
-	v.hint([]lastmod{{1, now.Add(time.Millisecond)}, {99, now}}, later)
-	if d, _ := v.next(); !d.Equal(later) {
+	v.hint([]LastMod{{1, now.Add(time.Millisecond)}, {99, now}}, later)
+	if d, _ := v.Next(); !d.Equal(later) {
 		t.Fatalf("a lastmod after the last visit: due %v, want now", d.Sub(later))
 	}
 	v.visits = 100
 	v.plan(later.Add(time.Hour), false) // a Plan keeps a page due already so
-	if d, _ := v.next(); !d.Equal(later) {
+	if d, _ := v.Next(); !d.Equal(later) {
 		t.Fatalf("after a Plan: due %v, want as the hint made it", d.Sub(later))
 	}
 	v.release(later, f)
-	v.done(outcome{entry: e, status: 410, gone: true}, later)
+	v.Done(e, Outcome{Status: 410, Gone: true}, later)
 	if len(v.pages) != 0 || v.queued != 0 || v.sched.Len() != 0 {
 		t.Fatalf("a gone page is kept: %d pages, %d queued", len(v.pages), v.queued)
 	}
