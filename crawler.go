@@ -143,7 +143,7 @@ type Crawler struct {
 	IgnoreNoFollow bool
 
 	running   atomic.Bool
-	active    atomic.Pointer[run] // the Run running; nil between Runs
+	active    atomic.Pointer[runState] // the Run running; nil between Runs
 	control   control
 	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
 	hostStats atomic.Pointer[politeness.Hosts]
@@ -154,7 +154,7 @@ type Crawler struct {
 // it, swapped together so that TotalStats never counts a Run twice.
 type runStats struct {
 	before *Stats // nil: none
-	run    *counters
+	counts *counters
 }
 
 // made is what Run made for the Crawler's nil fields. Only Run touches it,
@@ -189,7 +189,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, robotsURL string) (int, []byt
 // goroutine.
 func (c *Crawler) Stats() Stats {
 	if s := c.stats.Load(); s != nil {
-		return s.run.snapshot()
+		return s.counts.snapshot()
 	}
 	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}, Traps: map[string]int64{}}
 }
@@ -221,7 +221,7 @@ func (c *Crawler) TotalStats() Stats {
 		}
 		return c.Stats()
 	}
-	return last.before.plus(last.run.snapshot())
+	return last.before.plus(last.counts.snapshot())
 }
 
 // Run crawls from the seeds until the frontier is exhausted, a budget
@@ -244,10 +244,10 @@ func (c *Crawler) TotalStats() Stats {
 // the package doc). A Fetcher of your own must return promptly when its
 // ctx is done, and its idle connections are yours to close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
-	return c.run(ctx, c.Handler, seeds)
+	return c.runWith(ctx, c.Handler, seeds)
 }
 
-func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
+func (c *Crawler) runWith(ctx context.Context, h Handler, seeds []string) error {
 	if !c.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
@@ -279,7 +279,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 		c.made.seedHosts = map[string]bool{}
 	}
 	if last := c.stats.Load(); last != nil { // the last Run is now before this one
-		t := last.before.plus(last.run.snapshot())
+		t := last.before.plus(last.counts.snapshot())
 		r.before = &t
 	}
 	if k, ok := r.frontier.(frontier.Keeper); ok {
@@ -295,7 +295,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 	}
 	r.scope = newScopeCheck(c.Scope, c.made.seedHosts)
 
-	c.stats.Store(&runStats{before: r.before, run: r.stats})
+	c.stats.Store(&runStats{before: r.before, counts: r.stats})
 	c.hostStats.Store(r.hostTab)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
@@ -326,7 +326,7 @@ func (c *Crawler) run(ctx context.Context, h Handler, seeds []string) error {
 
 // noPages returns the error of a Run none of whose seeds, canonical and
 // in the order given, yielded a page.
-func (r *run) noPages(seeds []string) *NoPagesError {
+func (r *runState) noPages(seeds []string) *NoPagesError {
 	e := &NoPagesError{}
 	listed := map[uint64]bool{}
 	for _, u := range seeds {
@@ -452,8 +452,8 @@ func (c *Crawler) validate() error {
 	return errors.Join(errs...)
 }
 
-// run is the state of one Run.
-type run struct {
+// runState is the state of one Run: what the scheduler and the workers share, and what each alone uses.
+type runState struct {
 	c        *Crawler
 	handler  Handler
 	fetcher  fetch.Fetcher
@@ -526,8 +526,8 @@ type run struct {
 
 // newRun prepares a Run: the Crawler's fields, or for nil ones what an
 // earlier Run made, or new defaults, which it keeps for the next Run.
-func (c *Crawler) newRun(h Handler) *run {
-	r := &run{
+func (c *Crawler) newRun(h Handler) *runState {
+	r := &runState{
 		c:         c,
 		handler:   h,
 		fetcher:   c.Fetcher,
@@ -641,7 +641,7 @@ type job struct {
 
 // loop is the scheduler: it owns the frontier and the seen-set, hands ready
 // URLs to the workers and takes back what they found.
-func (r *run) loop(ctx context.Context) error {
+func (r *runState) loop(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -792,7 +792,7 @@ func (r *run) loop(ctx context.Context) error {
 // ended reports whether a loop with nothing in flight is done: its
 // frontier is empty or its budget spent, or with an Exchanger, the whole
 // crawl is finished.
-func (r *run) ended(budgetLeft bool) bool {
+func (r *runState) ended(budgetLeft bool) bool {
 	if r.exchange != nil {
 		return r.exchange.Finished()
 	}
@@ -801,7 +801,7 @@ func (r *run) ended(budgetLeft bool) bool {
 
 // receive discovers the links other parts of the crawl forwarded here, as
 // one step.
-func (r *run) receive() error {
+func (r *runState) receive() error {
 	es := r.exchange.Receive()
 	if len(es) == 0 {
 		return nil
@@ -815,7 +815,7 @@ func (r *run) receive() error {
 
 // prepare has a seen-set that tests many fingerprints at once
 // (seen.Batcher) test those of links, before they are discovered.
-func (r *run) prepare(links []link) {
+func (r *runState) prepare(links []link) {
 	if r.batcher == nil || len(links) < 2 {
 		return
 	}
@@ -828,7 +828,7 @@ func (r *run) prepare(links []link) {
 
 // commit ends a step of the scheduler for a frontier that writes in steps
 // (frontier.Committer). Its error, wrapped, stops the crawl.
-func (r *run) commit() error {
+func (r *runState) commit() error {
 	if r.committer == nil {
 		return nil
 	}
@@ -840,7 +840,7 @@ func (r *run) commit() error {
 }
 
 // flush makes the steps ended durable, for a frontier.Committer.
-func (r *run) flush() error {
+func (r *runState) flush() error {
 	if r.committer == nil {
 		return nil
 	}
@@ -939,7 +939,7 @@ func (e *StoppedError) Unwrap() error { return e.Cause }
 
 // checkContent records the content of an HTML page for the duplicate
 // rule of Traps, which may stop the page's path pattern.
-func (r *run) checkContent(o outcome) {
+func (r *runState) checkContent(o outcome) {
 	stopped, duplicate := r.traps.Observe(o.entry.URL, o.entry.Host, o.visit.Content)
 	if duplicate {
 		r.stats.duplicateContent.Add(1)
@@ -955,7 +955,7 @@ func (r *run) checkContent(o outcome) {
 // page is fetched again, so that the pages within MaxDepth of a seed by
 // their shortest path are all fetched, whatever order the paths are found
 // in. If the nearer path was found while it was in flight, that is now.
-func (r *run) finished(o outcome) {
+func (r *runState) finished(o outcome) {
 	e := o.entry
 	d, ok := r.depths.Get(e.FP)
 	r.depths.Remove(e.FP)
@@ -971,14 +971,14 @@ func (r *run) finished(o outcome) {
 
 // fetchAgain pushes e, a page done with at a greater depth than e's, to be
 // fetched again.
-func (r *run) fetchAgain(e frontier.Entry) {
+func (r *runState) fetchAgain(e frontier.Entry) {
 	r.stats.depthRefetches.Add(1)
 	r.depths.Set(e.FP, e.Depth)
 	r.frontier.Push(e)
 }
 
 // publish makes the scheduler's own figures visible to Stats.
-func (r *run) publish(inflight int) {
+func (r *runState) publish(inflight int) {
 	r.stats.inflight.Store(int64(inflight))
 	r.stats.frontier.Store(int64(r.frontier.Len()))
 	r.stats.seen.Store(int64(r.seen.Len()))
@@ -994,7 +994,7 @@ func (r *run) publish(inflight int) {
 // discover runs the URL-seen test on l and pushes it if it is new and no
 // trap rule stops it (seeds, with no referrer, always pass the rules). It
 // reports whether l was pushed.
-func (r *run) discover(l link, referrer string) bool {
+func (r *runState) discover(l link, referrer string) bool {
 	if r.exchange != nil && r.exchange.Forward(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer}) {
 		r.stats.forwarded.Add(1)
 		return false

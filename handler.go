@@ -139,7 +139,7 @@ func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, e
 			}
 		})
 		go func() {
-			done <- c.run(ctx, send, seeds)
+			done <- c.runWith(ctx, send, seeds)
 			close(pages)
 		}()
 		for p := range pages {

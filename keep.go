@@ -21,7 +21,7 @@ const (
 // what k is to keep. A value k kept that does not decode is an error: the
 // crawl's state is damaged, and guessing would crawl out of scope or
 // count wrong.
-func (r *run) restore(k frontier.Keeper) error {
+func (r *runState) restore(k frontier.Keeper) error {
 	c := r.c
 	var before Stats
 	var hosts []string

@@ -9,7 +9,7 @@ import (
 // startRevisits sets up the revisits of a Run under Crawler.Recrawl:
 // those an earlier Run on the same frontier left, or, for a frontier
 // that is a Recorder, those its records hold.
-func (r *run) startRevisits() error {
+func (r *runState) startRevisits() error {
 	c := r.c
 	if c.Recrawl == nil {
 		return nil
@@ -28,7 +28,7 @@ func (r *run) startRevisits() error {
 }
 
 // releaseRevisits puts the pages due at now in the frontier, as a step.
-func (r *run) releaseRevisits(now time.Time) error {
+func (r *runState) releaseRevisits(now time.Time) error {
 	if r.revisits.Release(now, r.frontier) == 0 {
 		return nil
 	}

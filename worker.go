@@ -22,7 +22,7 @@ import (
 
 // process does the parallel part of one URL on a worker goroutine: robots,
 // fetch, link extraction, the handler, canonicalization and scope.
-func (r *run) process(ctx context.Context, j job) outcome {
+func (r *runState) process(ctx context.Context, j job) outcome {
 	e := j.entry
 	o := outcome{entry: e, visit: revisit.Outcome{Revisit: j.last != nil}}
 	if ctx.Err() != nil {
@@ -146,7 +146,7 @@ func pageOf(e frontier.Entry, err error, at time.Time) *Page {
 // if needed, and sets o for the scheduler. done reports that the entry's
 // processing ends here (disallowed, deferred, or the file's request took
 // the host's turn). crawlDelay is the host's Crawl-delay for this crawler.
-func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDelay time.Duration, done bool) {
+func (r *runState) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDelay time.Duration, done bool) {
 	e := o.entry
 	start := time.Now()
 	rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host) // rules is never nil
@@ -199,7 +199,7 @@ func (r *run) checkRobots(ctx context.Context, u *url.URL, o *outcome) (crawlDel
 // are what the cache made of its answer. It schedules the sitemaps the
 // file lists, as links of o's entry. It reports whether the host is
 // retired, and with it o done.
-func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start time.Time, rules *politeness.Robots, err error) (retired bool) {
+func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start time.Time, rules *politeness.Robots, err error) (retired bool) {
 	e := o.entry
 	r.stats.robotsFetched.Add(1)
 	end := time.Now()
@@ -242,7 +242,7 @@ func (r *run) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start
 // ErrBlockedAddress: its address (or its robots.txt's) is not allowed.
 // Nothing was sent, so the host's pacing is left as it was, and the URL
 // is not tried again.
-func (r *run) refuse(ctx context.Context, o *outcome, err error) {
+func (r *runState) refuse(ctx context.Context, o *outcome, err error) {
 	e := o.entry
 	o.visit.Gone, o.failure = true, err
 	r.stats.addError(KindBlockedAddress)
@@ -253,7 +253,7 @@ func (r *run) refuse(ctx context.Context, o *outcome, err error) {
 // skipRetired reports e, unfetched, to the handler with err, the error of
 // its retired host. It counts under ErrorKind(err): host-retired, or dns
 // for a host whose name does not exist.
-func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
+func (r *runState) skipRetired(ctx context.Context, o *outcome, err error) {
 	o.visit.Gone, o.failure = true, err
 	r.stats.addError(ErrorKind(err))
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
@@ -263,7 +263,7 @@ func (r *run) skipRetired(ctx context.Context, o *outcome, err error) {
 // fetch.HTTPFetcher does), forget the one it keeps for host, whose name
 // was just not found: the host's retry then asks the resolver again
 // rather than the cache's negative answer.
-func (r *run) forgetDNS(host string) {
+func (r *runState) forgetDNS(host string) {
 	if f, ok := r.fetcher.(fetch.DNSCaching); ok {
 		f.ForgetDNS(host)
 	}
@@ -272,7 +272,7 @@ func (r *run) forgetDNS(host string) {
 // readResponse fills p from resp: counters, redirect target, and for HTML
 // the links and directives; and o with what the scheduler needs of it:
 // for a 2xx response, the content fingerprint (and html for HTML).
-func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
+func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
 	e := o.entry
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	o.visit.Status, o.visit.ETag, o.visit.LastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
@@ -354,7 +354,7 @@ func (r *run) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome,
 // compare tells p, the page of a revisit, and o whether the page is as
 // the visit before saw it: a 304 Not Modified, or a 2xx with the same
 // content fingerprint.
-func (r *run) compare(p *Page, o *outcome, last *revisit.Last) {
+func (r *runState) compare(p *Page, o *outcome, last *revisit.Last) {
 	if !o.visit.Unchanged(last) {
 		return
 	}
@@ -369,7 +369,7 @@ func (r *run) compare(p *Page, o *outcome, last *revisit.Last) {
 // sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
 // under Recrawl, counting it. MaxLinksPerPage does not apply: the
 // protocol bounds a sitemap to 50,000 URLs.
-func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []revisit.LastMod) {
+func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []revisit.LastMod) {
 	l := r.sitemaps.Read(ctx, u, e.FP, body)
 	if l == nil {
 		return nil, nil
@@ -392,7 +392,7 @@ func (r *run) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, bod
 
 // listsSitemaps reports whether the robots.txt of origin lists sitemaps,
 // fetching it if needed: sitemap.Discovery.ListsSitemaps.
-func (r *run) listsSitemaps(ctx context.Context, origin string) bool {
+func (r *runState) listsSitemaps(ctx context.Context, origin string) bool {
 	rules, _, err := r.robots.Get(ctx, origin)
 	return err == nil && len(rules.Sitemaps()) > 0
 }
@@ -400,7 +400,7 @@ func (r *run) listsSitemaps(ctx context.Context, origin string) bool {
 // resolveLinks resolves hrefs against base into canonical URLs, each once
 // (seen holds those taken already, this list's included), counting those
 // that are no http(s) URL.
-func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct{}) []string {
+func (r *runState) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct{}) []string {
 	links := make([]string, 0, len(hrefs))
 	for _, href := range hrefs {
 		l, err := r.canon.Resolve(base, href)
@@ -418,7 +418,7 @@ func (r *run) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct
 }
 
 // badLink counts a link that did not resolve, by err.
-func (r *run) badLink(err error) {
+func (r *runState) badLink(err error) {
 	switch {
 	case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
 		r.stats.otherSchemes.Add(1)
@@ -430,7 +430,7 @@ func (r *run) badLink(err error) {
 }
 
 // countResponse adds a response to the counters.
-func (r *run) countResponse(resp *fetch.Response) {
+func (r *runState) countResponse(resp *fetch.Response) {
 	r.stats.fetched.Add(1)
 	r.stats.bytes.Add(int64(len(resp.Body)))
 	r.stats.addStatus(resp.Status)
@@ -450,7 +450,7 @@ func isRedirect(status int) bool {
 // handle runs the handler on p, the page of o, counting (not propagating)
 // its errors and panics. A page the Pages loop stopped before taking goes
 // back to the frontier.
-func (r *run) handle(ctx context.Context, p *Page, o *outcome) {
+func (r *runState) handle(ctx context.Context, p *Page, o *outcome) {
 	if r.handler == nil {
 		return
 	}
@@ -474,7 +474,7 @@ func (r *run) handle(ctx context.Context, p *Page, o *outcome) {
 
 // scopeLinks turns the page's links and redirect target into outcome links
 // for the scheduler, dropping those out of scope.
-func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
+func (r *runState) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 	if p.Redirect != "" && p.Err == nil {
 		o.redirect = true
 		r.addLink(o, p.Redirect, e.Depth, e.Hops+1)
@@ -489,7 +489,7 @@ func (r *run) scopeLinks(p *Page, e frontier.Entry, o *outcome) {
 	}
 }
 
-func (r *run) addLink(o *outcome, u string, depth, hops int) {
+func (r *runState) addLink(o *outcome, u string, depth, hops int) {
 	fp, host := canon.Fingerprint(u), canon.Host(u)
 	o.linkFPs = append(o.linkFPs, fp)
 	if rule := r.traps.Check(u); rule != "" {
