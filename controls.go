@@ -1,0 +1,171 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"crawler/frontier"
+	"crawler/politeness"
+)
+
+// control is what an operator changes while a crawl runs: whether it is
+// paused.
+type control struct {
+	mu      sync.Mutex
+	paused  bool
+	changed chan struct{} // closed at the next change; nil until asked for
+}
+
+// Pause stops the crawl from starting URLs: the fetches in flight end, and
+// no new one starts until Resume. A paused Run holds its place (budgets,
+// pacing and the frontier stay as they were) and still stops when its
+// context is done; a Crawler paused before Run starts paused. Safe to call
+// at any time, from any goroutine.
+func (c *Crawler) Pause() { c.setPaused(true) }
+
+// Resume lets a paused crawl start URLs again.
+func (c *Crawler) Resume() { c.setPaused(false) }
+
+// Paused reports whether the crawl is paused.
+func (c *Crawler) Paused() bool {
+	paused, _ := c.pauseState()
+	return paused
+}
+
+func (c *Crawler) setPaused(paused bool) {
+	k := &c.control
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.paused != paused {
+		k.paused = paused
+		if k.changed != nil {
+			close(k.changed)
+			k.changed = nil
+		}
+	}
+}
+
+// pauseState returns whether the crawl is paused, and a channel closed at
+// the next change.
+func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
+	k := &c.control
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.changed == nil {
+		k.changed = make(chan struct{})
+	}
+	return k.paused, k.changed
+}
+
+// RetireHost gives up on host (host[:port], as in canonical URLs) for the
+// rest of the current Run, as Pacing does after Pacing.MaxFailures failures:
+// its waiting URLs are reported to the Handler with an error wrapping
+// politeness.ErrHostRetired and are not fetched. Its fetches in flight end
+// as they would. It reports whether the host was retired by this call, and
+// fails with ErrNotRunning when no Run is running. A later Run crawls the
+// host again. Safe to call from any goroutine.
+func (c *Crawler) RetireHost(host, reason string) (bool, error) {
+	r := c.active.Load()
+	if r == nil {
+		return false, ErrNotRunning
+	}
+	if reason == "" {
+		reason = "retired by the operator"
+	}
+	if !r.hostTab.Retire(host, reason) {
+		return false, nil
+	}
+	r.stats.hostsRetired.Add(1)
+	return true, nil
+}
+
+// Stats returns a snapshot of the counters of the current Run, or of the
+// last one once it has returned. It is safe to call at any time, from any
+// goroutine.
+func (c *Crawler) Stats() Stats {
+	if s := c.stats.Load(); s != nil {
+		return s.counts.snapshot()
+	}
+	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}, Traps: map[string]int64{}}
+}
+
+// HostStats returns the traffic accounting of every host contacted in the
+// current Run, or the last one once it has returned, sorted by host. It is
+// safe to call at any time, from any goroutine; it costs O(hosts).
+func (c *Crawler) HostStats() []politeness.HostStats {
+	if t := c.hostStats.Load(); t != nil {
+		return t.Snapshot()
+	}
+	return nil
+}
+
+// TotalStats returns the counters of the whole crawl: those of the current
+// Run, or the last one, added to those of every Run before it, those of
+// earlier processes a durable frontier kept included (see the package
+// doc). Elapsed is the Runs' time; the gauges (Seen, Frontier, InFlight,
+// Hosts) are the current Run's. Safe to call at any time, from any
+// goroutine.
+func (c *Crawler) TotalStats() Stats {
+	last := c.stats.Load()
+	if last == nil {
+		if k, ok := c.Frontier.(frontier.Keeper); ok && !c.running.Load() {
+			var s Stats
+			if found, err := kept(k, keptStats, &s); found && err == nil {
+				return s.plus(Stats{})
+			}
+		}
+		return c.Stats()
+	}
+	return last.before.plus(last.counts.snapshot())
+}
+
+// HostSummary counts the hosts of the current Run, or the last one, by
+// their state at now, as politeness.SummarizeHosts(c.HostStats(), now)
+// does, without copying or sorting them: it costs O(hosts) with the host
+// table held, a few nanoseconds a host. Safe to call at any time, from any
+// goroutine.
+func (c *Crawler) HostSummary(now time.Time) politeness.HostSummary {
+	if t := c.hostStats.Load(); t != nil {
+		return t.Summary(now)
+	}
+	return politeness.HostSummary{}
+}
+
+// RobotsAllowed reports whether robots.txt lets the crawl fetch rawURL,
+// an absolute http(s) URL, by the current Run's robots.txt cache and User-Agent.
+// The first URL of an origin fetches its robots.txt through the Run's
+// Fetcher (counted in Stats.RobotsFetched); a robots.txt that cannot be
+// had disallows, as RFC 9309 says. It is for the requests a Fetcher makes
+// on its own for a page, such as those of a browser rendering it
+// (package render): the crawler asks for its own page requests itself.
+// Under IgnoreRobots it reports true. It fails with ErrNotRunning outside
+// Run. Safe to call from any goroutine.
+func (c *Crawler) RobotsAllowed(ctx context.Context, rawURL string) (bool, error) {
+	r := c.active.Load()
+	if r == nil {
+		return false, ErrNotRunning
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false, fmt.Errorf("crawler: RobotsAllowed: not an absolute http(s) URL: %q", rawURL)
+	}
+	if c.IgnoreRobots {
+		return true, nil
+	}
+	rules, fetched, err := r.robots.Get(ctx, u.Scheme+"://"+u.Host) // rules is never nil
+	if fetched {
+		r.stats.robotsFetched.Add(1)
+	}
+	if _, unavailable := errors.AsType[*politeness.UnavailableError](err); err != nil && !unavailable {
+		return false, err
+	}
+	allowed := rules.Allowed(r.agentToken, rawURL)
+	if !allowed {
+		r.stats.robotsBlocked.Add(1)
+	}
+	return allowed, nil
+}

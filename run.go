@@ -1,0 +1,248 @@
+package crawler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"crawler/canon"
+	"crawler/fetch"
+	"crawler/frontier"
+	"crawler/internal/depths"
+	"crawler/politeness"
+	"crawler/revisit"
+	"crawler/seen"
+	"crawler/sitemap"
+	"crawler/traps"
+)
+
+// runState is the state of one Run: what the scheduler and the workers share, and what each alone uses.
+type runState struct {
+	c        *Crawler
+	handler  Handler
+	fetcher  fetch.Fetcher
+	frontier frontier.Frontier
+	seen     seen.Set
+	canon    *canon.Canonicalizer
+	robots   *politeness.RobotsCache
+	scope    *scopeCheck
+	traps    *traps.Guard
+	nearDups *nearDuplicates // nil without Crawler.NearDuplicates
+	log      *slog.Logger
+	stats    *counters
+	before   *Stats // the totals of the crawl before this Run; nil: none
+	hostTab  *politeness.Hosts
+	// holdUntil is when a Run that resumes a crawl may ask its first
+	// host (see run); zero for a new crawl.
+	holdUntil time.Time
+
+	// fetchRobots fetches robots.txt through fetcher for the robots
+	// cache Run made (see Crawler.fetchRobots).
+	fetchRobots politeness.FetchFunc
+
+	userAgent, agentToken string
+	workers               int
+	maxRedirects          int
+	maxRetries            int
+	maxLinks              int           // per page; <= 0: no bound
+	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
+
+	hosts map[string]struct{} // scheduler only
+	// depths holds the shortest link distance known of each URL this Run
+	// pushed, while it waits or is in flight; under Scope.MaxDepth, done
+	// holds the depth at which each page with links was done. Scheduler
+	// only.
+	depths, done depths.Table
+	// committer is the frontier, if it writes in steps; else nil.
+	committer frontier.Committer
+	exchange  frontier.Exchanger // the frontier, if it holds part of a crawl shared with others
+	// batcher is the seen-set, if it tests many fingerprints at once;
+	// else nil. fps is its buffer. Scheduler only.
+	batcher seen.Batcher
+	fps     []uint64
+	// fpRate is the seen-set, if it estimates its false-positive rate;
+	// else nil.
+	fpRate seen.Estimator
+	// revisits are the pages Crawler.Recrawl revisits; nil without it.
+	// Scheduler only.
+	revisits *revisit.Tracker
+	// trackDepths says whether depths are kept: always under
+	// Scope.MaxDepth; without it, only for a frontier in memory, since
+	// depths grows with the URLs waiting, which a durable frontier keeps
+	// on disk.
+	trackDepths bool
+
+	seeds map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
+	// sitemaps knows which sitemap URLs a robots.txt listed (or an index
+	// found through one), and reads sitemaps. Workers only.
+	sitemaps *sitemap.Discovery
+	// linkSets holds the sets in which a page's links are found once
+	// (resolveLinks), emptied: a set made for each page was a twentieth
+	// of a crawl's garbage. Workers only.
+	linkSets sync.Pool
+	// seedErrs holds why each seed that yielded no page did not.
+	// Scheduler only.
+	seedErrs map[uint64]error
+	// exhausted says that the loop ended with its frontier empty (or,
+	// shared, the crawl finished) and its budget not spent. Scheduler only.
+	exhausted bool
+}
+
+// runStats are the counters of a Run and the totals of the crawl before
+// it, swapped together so that TotalStats never counts a Run twice.
+type runStats struct {
+	before *Stats // nil: none
+	counts *counters
+}
+
+// made is what Run made for the Crawler's nil fields. Only Run touches it,
+// and only one Run runs at a time.
+type made struct {
+	fetcher  *fetch.HTTPFetcher
+	frontier frontier.Frontier
+	seen     seen.Set
+	robots   *politeness.RobotsCache
+	robotsOf *politeness.RobotsCache // the Robots field whose settings robots took
+	// seedHosts are the hosts of every seed the crawl was given, which
+	// Scope.SameHost keeps it on, in Runs that resume it too.
+	seedHosts map[string]bool
+	// revisits are the pages a Recrawl revisits, for the frontier
+	// revisitsOf.
+	revisits   *revisit.Tracker
+	revisitsOf frontier.Frontier
+	// traps are the trap rules and what they counted, for the frontier
+	// trapsOf: a Run that resumes the crawl carries on with them.
+	traps   *traps.Guard
+	trapsOf frontier.Frontier
+}
+
+// newRun prepares a Run: the Crawler's fields, or for nil ones what an
+// earlier Run made, or new defaults, which it keeps for the next Run.
+func (c *Crawler) newRun(h Handler) *runState {
+	r := &runState{
+		c:         c,
+		handler:   h,
+		fetcher:   c.Fetcher,
+		frontier:  c.Frontier,
+		seen:      c.Seen,
+		canon:     c.Canon,
+		robots:    c.Robots,
+		log:       c.Logger,
+		stats:     &counters{start: time.Now()},
+		userAgent: cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
+		workers:   politeness.Or(c.Workers, DefaultWorkers),
+		hostTab:   politeness.NewHosts(c.Pacing),
+		nearDups:  newNearDuplicates(c.NearDuplicates),
+		hosts:     map[string]struct{}{},
+		seeds:     map[uint64]bool{},
+		seedErrs:  map[uint64]error{},
+	}
+	m := &c.made
+	if r.fetcher == nil {
+		if m.fetcher == nil {
+			m.fetcher = &fetch.HTTPFetcher{}
+		}
+		r.fetcher = m.fetcher
+	}
+	if r.frontier == nil {
+		if m.frontier == nil {
+			m.frontier = new(frontier.FIFO)
+		}
+		r.frontier = m.frontier
+	}
+	if r.seen == nil {
+		if m.seen == nil {
+			m.seen = seen.NewExact(0)
+		}
+		r.seen = m.seen
+	}
+	if m.traps == nil || m.trapsOf != r.frontier {
+		m.traps, m.trapsOf = traps.New(c.Traps), r.frontier
+	} else {
+		m.traps.Configure(c.Traps)
+	}
+	r.traps = m.traps
+	if r.canon == nil {
+		r.canon = new(canon.Canonicalizer)
+	}
+	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
+	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
+	if !c.IgnoreRobots {
+		r.sitemaps.ListsSitemaps = r.listsSitemaps
+	}
+	if r.robots == nil || r.robots.Fetch == nil {
+		if m.robots == nil || m.robotsOf != c.Robots {
+			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots
+		}
+		r.robots = m.robots
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	r.maxRedirects = politeness.Or(c.MaxRedirects, DefaultMaxRedirects)
+	r.maxRetries = politeness.Or(c.MaxRetries, DefaultMaxRetries)
+	r.maxLinks = politeness.Or(c.MaxLinksPerPage, DefaultMaxLinksPerPage)
+	if c.MaxRate > 0 {
+		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
+	}
+	r.agentToken = politeness.ProductToken(r.userAgent)
+	r.committer, _ = r.frontier.(frontier.Committer)
+	r.exchange, _ = r.frontier.(frontier.Exchanger)
+	r.batcher, _ = r.seen.(seen.Batcher)
+	if d, ok := r.fetcher.(fetch.DNSCaching); ok {
+		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
+	}
+	r.fpRate, _ = r.seen.(seen.Estimator)
+	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
+	return r
+}
+
+// fetchRobots is the Fetch of the robots.txt cache made by Run: through
+// the running Run's Fetcher, with its User-Agent.
+func (c *Crawler) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
+	return c.active.Load().fetchRobots(ctx, robotsURL)
+}
+
+// noPages returns the error of a Run none of whose seeds, canonical and
+// in the order given, yielded a page.
+func (r *runState) noPages(seeds []string) *NoPagesError {
+	e := &NoPagesError{}
+	listed := map[uint64]bool{}
+	for _, u := range seeds {
+		fp := canon.Fingerprint(u)
+		if !r.seeds[fp] || listed[fp] {
+			continue // seen before this Run, or given twice
+		}
+		listed[fp] = true
+		err := r.seedErrs[fp]
+		if err == nil { // every way a seed ends without a page says why; this is a bug
+			err = errors.New("crawler: not fetched, for no known reason")
+		}
+		e.Seeds = append(e.Seeds, SeedError{URL: u, Err: err})
+	}
+	return e
+}
+
+// startRevisits sets up the revisits of a Run under Crawler.Recrawl:
+// those an earlier Run on the same frontier left, or, for a frontier
+// that is a Recorder, those its records hold.
+func (r *runState) startRevisits() error {
+	c := r.c
+	if c.Recrawl == nil {
+		return nil
+	}
+	m := &c.made
+	if m.revisits == nil || m.revisitsOf != r.frontier {
+		t := revisit.NewTracker(*c.Recrawl, c.MaxRate)
+		if err := t.Load(r.frontier); err != nil {
+			return err
+		}
+		m.revisits, m.revisitsOf = t, r.frontier
+	}
+	r.revisits = m.revisits
+	r.revisits.Configure(*c.Recrawl, c.MaxRate)
+	return nil
+}
