@@ -170,6 +170,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.runWith(ctx, c.Handler, seeds)
 }
 
+// runWith is Run with the Handler h: Pages passes its own.
 func (c *Crawler) runWith(ctx context.Context, h Handler, seeds []string) error {
 	if !c.running.CompareAndSwap(false, true) {
 		return ErrRunning
@@ -178,69 +179,26 @@ func (c *Crawler) runWith(ctx context.Context, h Handler, seeds []string) error 
 	if err := c.validate(); err != nil {
 		return err
 	}
-
 	r := c.newRun(h)
 	c.active.Store(r)
 	defer c.active.Store(nil) // keep no Run's state past its end
-	canonSeeds := make([]string, 0, len(seeds))
-	var errs []error
-	for _, s := range seeds {
-		u, err := r.canon.Canonical(s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("crawler: seed %q: %w", s, err))
-			continue
-		}
-		canonSeeds = append(canonSeeds, u)
-	}
-	if err := errors.Join(errs...); err != nil {
+	canonSeeds, err := r.canonicalSeeds(seeds)
+	if err != nil {
 		return err
 	}
-	if len(canonSeeds) == 0 && r.frontier.Len() == 0 {
-		return ErrNoSeeds
-	}
-	if c.made.seedHosts == nil {
-		c.made.seedHosts = map[string]bool{}
-	}
-	if last := c.stats.Load(); last != nil { // the last Run is now before this one
-		t := last.before.plus(last.counts.snapshot())
-		r.before = &t
-	}
-	if k, ok := r.frontier.(frontier.Keeper); ok {
-		if err := r.restore(k); err != nil {
-			return err
-		}
-	}
-	if err := r.startRevisits(); err != nil {
+	if err := r.resume(canonSeeds); err != nil {
 		return err
 	}
-	for _, u := range canonSeeds {
-		c.made.seedHosts[canon.Host(u)] = true // the crawl's, kept for a Run that resumes it
-	}
-	r.scope = newScopeCheck(c.Scope, c.made.seedHosts)
-
 	c.stats.Store(&runStats{before: r.before, counts: r.stats})
 	c.hostStats.Store(r.hostTab)
 	defer func() { r.stats.end.Store(time.Now().UnixNano()) }()
 	if c.Fetcher == nil {
 		defer c.made.fetcher.CloseIdleConnections() // leave no idle connections behind
 	}
-	if r.frontier.Len() > 0 {
-		// This Run resumes a crawl, whose last requests it does not know:
-		// those in flight when the process before was killed, or when the
-		// Run before was stopped, went unrecorded. So it asks no host
-		// before one least delay has passed.
-		r.holdUntil = time.Now().Add(c.Pacing.MinDelay())
-	}
-	for _, u := range canonSeeds {
-		l := link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}
-		if r.discover(l, "") {
-			r.seeds[l.fp] = true
-		}
-	}
-	if err := r.commit(); err != nil {
+	if err := r.pushSeeds(canonSeeds); err != nil {
 		return err
 	}
-	err := r.loop(ctx)
+	err = r.loop(ctx)
 	if err == nil && r.exhausted && len(r.seeds) > 0 && r.stats.fetched.Load() == 0 {
 		return r.noPages(canonSeeds)
 	}

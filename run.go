@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -123,41 +124,70 @@ type made struct {
 // earlier Run made, or new defaults, which it keeps for the next Run.
 func (c *Crawler) newRun(h Handler) *runState {
 	r := &runState{
-		c:         c,
-		handler:   h,
-		fetcher:   c.Fetcher,
-		frontier:  c.Frontier,
-		seen:      c.Seen,
-		canon:     c.Canon,
-		robots:    c.Robots,
-		log:       c.Logger,
-		stats:     &counters{start: time.Now()},
-		userAgent: cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
-		workers:   politeness.Or(c.Workers, DefaultWorkers),
-		hostTab:   politeness.NewHosts(c.Pacing),
-		nearDups:  newNearDuplicates(c.NearDuplicates),
-		hosts:     map[string]struct{}{},
-		seeds:     map[uint64]bool{},
-		seedErrs:  map[uint64]error{},
+		c:            c,
+		handler:      h,
+		canon:        cmp.Or(c.Canon, new(canon.Canonicalizer)),
+		log:          cmp.Or(c.Logger, slog.New(slog.DiscardHandler)),
+		stats:        &counters{start: time.Now()},
+		userAgent:    cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
+		workers:      politeness.Or(c.Workers, DefaultWorkers),
+		maxRedirects: politeness.Or(c.MaxRedirects, DefaultMaxRedirects),
+		maxRetries:   politeness.Or(c.MaxRetries, DefaultMaxRetries),
+		maxLinks:     politeness.Or(c.MaxLinksPerPage, DefaultMaxLinksPerPage),
+		hostTab:      politeness.NewHosts(c.Pacing),
+		nearDups:     newNearDuplicates(c.NearDuplicates),
+		hosts:        map[string]struct{}{},
+		seeds:        map[uint64]bool{},
+		seedErrs:     map[uint64]error{},
 	}
-	m := &c.made
-	if r.fetcher == nil {
+	r.agentToken = politeness.ProductToken(r.userAgent)
+	if c.MaxRate > 0 {
+		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
+	}
+	c.made.lend(c, r)
+	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
+	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
+	if !c.IgnoreRobots {
+		r.sitemaps.ListsSitemaps = r.listsSitemaps
+	}
+	r.committer, _ = r.frontier.(frontier.Committer)
+	r.exchange, _ = r.frontier.(frontier.Exchanger)
+	r.batcher, _ = r.seen.(seen.Batcher)
+	r.fpRate, _ = r.seen.(seen.Estimator)
+	if d, ok := r.fetcher.(fetch.DNSCaching); ok {
+		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
+	}
+	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
+	return r
+}
+
+// lend gives r the Crawler's fetcher, frontier, seen-set, robots.txt
+// cache and trap rules, or for nil fields what an earlier Run made, made
+// now if none was.
+func (m *made) lend(c *Crawler, r *runState) {
+	if r.fetcher = c.Fetcher; r.fetcher == nil {
 		if m.fetcher == nil {
 			m.fetcher = &fetch.HTTPFetcher{}
 		}
 		r.fetcher = m.fetcher
 	}
-	if r.frontier == nil {
+	if r.frontier = c.Frontier; r.frontier == nil {
 		if m.frontier == nil {
 			m.frontier = new(frontier.FIFO)
 		}
 		r.frontier = m.frontier
 	}
-	if r.seen == nil {
+	if r.seen = c.Seen; r.seen == nil {
 		if m.seen == nil {
 			m.seen = seen.NewExact(0)
 		}
 		r.seen = m.seen
+	}
+	if r.robots = c.Robots; r.robots == nil || r.robots.Fetch == nil {
+		if m.robots == nil || m.robotsOf != c.Robots {
+			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots
+		}
+		r.robots = m.robots
 	}
 	if m.traps == nil || m.trapsOf != r.frontier {
 		m.traps, m.trapsOf = traps.New(c.Traps), r.frontier
@@ -165,45 +195,80 @@ func (c *Crawler) newRun(h Handler) *runState {
 		m.traps.Configure(c.Traps)
 	}
 	r.traps = m.traps
-	if r.canon == nil {
-		r.canon = new(canon.Canonicalizer)
-	}
-	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
-	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
-	if !c.IgnoreRobots {
-		r.sitemaps.ListsSitemaps = r.listsSitemaps
-	}
-	if r.robots == nil || r.robots.Fetch == nil {
-		if m.robots == nil || m.robotsOf != c.Robots {
-			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots
-		}
-		r.robots = m.robots
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
-	r.maxRedirects = politeness.Or(c.MaxRedirects, DefaultMaxRedirects)
-	r.maxRetries = politeness.Or(c.MaxRetries, DefaultMaxRetries)
-	r.maxLinks = politeness.Or(c.MaxLinksPerPage, DefaultMaxLinksPerPage)
-	if c.MaxRate > 0 {
-		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
-	}
-	r.agentToken = politeness.ProductToken(r.userAgent)
-	r.committer, _ = r.frontier.(frontier.Committer)
-	r.exchange, _ = r.frontier.(frontier.Exchanger)
-	r.batcher, _ = r.seen.(seen.Batcher)
-	if d, ok := r.fetcher.(fetch.DNSCaching); ok {
-		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
-	}
-	r.fpRate, _ = r.seen.(seen.Estimator)
-	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
-	return r
 }
 
 // fetchRobots is the Fetch of the robots.txt cache made by Run: through
 // the running Run's Fetcher, with its User-Agent.
 func (c *Crawler) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
 	return c.active.Load().fetchRobots(ctx, robotsURL)
+}
+
+// canonicalSeeds returns the seeds canonical, or the errors of those
+// that are not valid http(s) URLs; ErrNoSeeds if there are none and
+// nothing waits in the frontier.
+func (r *runState) canonicalSeeds(seeds []string) ([]string, error) {
+	canonSeeds := make([]string, 0, len(seeds))
+	var errs []error
+	for _, s := range seeds {
+		u, err := r.canon.Canonical(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("crawler: seed %q: %w", s, err))
+			continue
+		}
+		canonSeeds = append(canonSeeds, u)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(canonSeeds) == 0 && r.frontier.Len() == 0 {
+		return nil, ErrNoSeeds
+	}
+	return canonSeeds, nil
+}
+
+// resume takes what the Runs before this one left, in this process or,
+// from a durable frontier, in earlier ones: the totals, the seeds' hosts,
+// the trap rules' counts, the revisits. It adds the hosts of seeds.
+func (r *runState) resume(seeds []string) error {
+	c := r.c
+	if c.made.seedHosts == nil {
+		c.made.seedHosts = map[string]bool{}
+	}
+	if last := c.stats.Load(); last != nil { // the last Run is now before this one
+		t := last.before.plus(last.counts.snapshot())
+		r.before = &t
+	}
+	if k, ok := r.frontier.(frontier.Keeper); ok {
+		if err := r.restore(k); err != nil {
+			return err
+		}
+	}
+	if err := r.startRevisits(); err != nil {
+		return err
+	}
+	for _, u := range seeds {
+		c.made.seedHosts[canon.Host(u)] = true // the crawl's, kept for a Run that resumes it
+	}
+	r.scope = newScopeCheck(c.Scope, c.made.seedHosts)
+	return nil
+}
+
+// pushSeeds discovers the seeds, as the Run's first step.
+func (r *runState) pushSeeds(seeds []string) error {
+	if r.frontier.Len() > 0 {
+		// This Run resumes a crawl, whose last requests it does not know:
+		// those in flight when the process before was killed, or when the
+		// Run before was stopped, went unrecorded. So it asks no host
+		// before one least delay has passed.
+		r.holdUntil = time.Now().Add(r.c.Pacing.MinDelay())
+	}
+	for _, u := range seeds {
+		l := link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}
+		if r.discover(l, "") {
+			r.seeds[l.fp] = true
+		}
+	}
+	return r.commit()
 }
 
 // noPages returns the error of a Run none of whose seeds, canonical and
