@@ -18,14 +18,19 @@
 //
 // # What a crawl does
 //
-// [Crawler.Run] starts from seed URLs. Each URL is canonicalized (package
-// canon), tested against the URL-seen set (package seen) and, if new,
-// pushed to the frontier (package frontier), which hands out URLs only
-// from hosts that politeness lets us contact now. A worker checks the
-// host's robots.txt (package politeness), fetches the URL (package fetch),
-// extracts links from HTML, passes the [Page] to the [Handler], and sends
-// the links back; redirects are not followed inside the fetch but
-// scheduled as new URLs under their own host's politeness.
+// A seed given to [Crawler.Run] (crawler.go) is canonicalized (package
+// canon) and pushed as the Run's first step (run.go). The scheduler
+// (scheduler.go) discovers each URL: the URL-seen test (package seen),
+// the trap rules (package traps), and a push to the frontier (package
+// frontier), which hands it out once its host may be asked. A worker
+// (worker.go) asks the host's robots.txt (politeness.RobotsCache),
+// fetches the URL (package fetch), has the host's pace recorded
+// (politeness.Hosts), reads the links of an HTML page, a redirect's
+// target or the URLs of a sitemap (sitemap.Discovery), passes the [Page]
+// to the [Handler] (handler.go), and sends back the links in scope
+// (scope.go). The scheduler applies that outcome as one step: the links
+// are discovered, the frontier told, the page's revisit planned
+// (revisit.Tracker), and a durable frontier commits the step (keep.go).
 //
 // One scheduler goroutine owns the frontier and the seen-set, so neither
 // needs locks; Workers goroutines do the parallel work. Run returns when
