@@ -345,7 +345,7 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 	r.linkSets.Put(seen)
 	o.visit.Content, o.html = ex.Content, true
 	if r.nearDups != nil && !o.visit.Revisit {
-		if p.NearDuplicateOf = r.nearDups.check(e.URL, p.Body); p.NearDuplicateOf != "" {
+		if p.NearDuplicateOf = r.nearDups.FindOrAdd(e.URL, p.Body); p.NearDuplicateOf != "" {
 			r.stats.nearDuplicates.Add(1)
 		}
 	}
