@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"fmt"
-	"sync"
 
 	"crawler/simhash"
 )
@@ -18,7 +17,7 @@ import (
 //
 // The fingerprints live in memory for the Run, with the URL of each page
 // that is no near-duplicate: about 50 bytes a page for the tables (40
-// nominal, see simhash.Index) plus its URL, for the Run only (see the
+// nominal, see simhash.Detector) plus its URL, for the Run only (see the
 // package doc).
 type NearDuplicates struct {
 	// Distance is the most bits in which a near-duplicate's fingerprint
@@ -32,16 +31,6 @@ type NearDuplicates struct {
 	SkipLinks bool
 }
 
-// nearDuplicates is the state of NearDuplicates in one Run; safe for
-// concurrent use by the workers.
-type nearDuplicates struct {
-	skipLinks bool
-	mu        sync.Mutex
-	index     *simhash.Index    // Distance >= 0
-	same      map[uint64]uint64 // Distance < 0: fingerprint -> id
-	urls      []string          // by id
-}
-
 // validate says what is wrong with n, if anything.
 func (n *NearDuplicates) validate() error {
 	if n.Distance > simhash.MaxDistance {
@@ -50,34 +39,16 @@ func (n *NearDuplicates) validate() error {
 	return nil
 }
 
+// nearDuplicates is the state of NearDuplicates in one Run; safe for
+// concurrent use by the workers.
+type nearDuplicates struct {
+	*simhash.Detector
+	skipLinks bool
+}
+
 func newNearDuplicates(n *NearDuplicates) *nearDuplicates {
 	if n == nil {
 		return nil
 	}
-	d := &nearDuplicates{skipLinks: n.SkipLinks}
-	if n.Distance < 0 {
-		d.same = map[uint64]uint64{}
-	} else {
-		d.index = simhash.NewIndex(n.Distance)
-	}
-	return d
-}
-
-// check returns the URL of the page fetched earlier of which the HTML page
-// url, with body, is a near-duplicate, or "" (and then remembers it).
-func (n *nearDuplicates) check(url string, body []byte) string {
-	fp := simhash.OfHTML(body)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	id := uint64(len(n.urls))
-	if n.same != nil {
-		if near, ok := n.same[fp]; ok {
-			return n.urls[near]
-		}
-		n.same[fp] = id
-	} else if near, _, ok := n.index.FindOrAdd(fp, id); ok {
-		return n.urls[near]
-	}
-	n.urls = append(n.urls, url)
-	return ""
+	return &nearDuplicates{simhash.NewDetector(n.Distance), n.SkipLinks}
 }

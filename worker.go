@@ -21,7 +21,8 @@ import (
 )
 
 // process does the parallel part of one URL on a worker goroutine: robots,
-// fetch, link extraction, the handler, canonicalization and scope.
+// the request and its accounting, then a retry or the response read, the
+// handler, and the links for the scheduler.
 func (r *runState) process(ctx context.Context, j job) outcome {
 	e := j.entry
 	o := outcome{entry: e, visit: revisit.Outcome{Revisit: j.last != nil}}
@@ -55,23 +56,49 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 			return o
 		}
 	}
+	a, done := r.request(ctx, j, u, &o, crawlDelay)
+	if done || r.retryLater(&o, &a) {
+		return o
+	}
+	p := r.read(ctx, u, &o, j.last, &a)
+	r.handle(ctx, p, &o)
+	skipLinks := p.NearDuplicateOf != "" && r.nearDups.skipLinks
+	if (!p.NoFollow || r.c.IgnoreNoFollow) && !skipLinks {
+		r.scopeLinks(p, e, &o)
+	}
+	return o
+}
 
+// attempt is one request of a page, as the worker accounted it.
+type attempt struct {
+	start   time.Time
+	resp    *fetch.Response // nil: no response, and err says why
+	err     error
+	pace    politeness.Outcome // what the host's pacing was told of it
+	retired error              // why the host was retired upon it; nil: it was not
+}
+
+// request fetches the page of j at u for o, conditionally if it is a
+// revisit, and accounts the request: the counters, the host's pacing and
+// health (see account). done reports that o is settled with no response
+// to read: the crawl ended first, or the page's address is not allowed.
+func (r *runState) request(ctx context.Context, j job, u *url.URL, o *outcome, crawlDelay time.Duration) (a attempt, done bool) {
 	o.requested = true
-	start := time.Now()
-	req := &fetch.Request{URL: e.URL, UserAgent: r.userAgent}
+	a.start = time.Now()
+	req := &fetch.Request{URL: j.entry.URL, UserAgent: r.userAgent}
 	if j.last != nil {
 		req.ETag, req.LastModified = j.last.ETag, j.last.LastModified
 	}
-	resp, err := r.fetcher.Fetch(ctx, req)
-	if err != nil && ctx.Err() != nil {
+	a.resp, a.err = r.fetcher.Fetch(ctx, req)
+	if a.err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
-		return o
+		return a, true
 	}
-	if errors.Is(err, fetch.ErrBlockedAddress) {
+	if errors.Is(a.err, fetch.ErrBlockedAddress) {
 		o.requested = false
-		r.refuse(ctx, &o, err)
-		return o
+		r.refuse(ctx, o, a.err)
+		return a, true
 	}
 	// Counted once sent, never taken back, so that the counter only grows
 	// (Prometheus reads a fall as a restart).
@@ -79,62 +106,75 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	if o.visit.Revisit {
 		r.stats.revisits.Add(1)
 	}
+	r.account(u, o, &a, crawlDelay)
+	return a, false
+}
+
+// account tells the host table of a, the request of o's page at u, ending
+// now: it sets a.pace, and o.next and a.retired from the table's answer.
+// The DNS answer of a host whose name was not found is forgotten.
+func (r *runState) account(u *url.URL, o *outcome, a *attempt, crawlDelay time.Duration) {
 	end := time.Now()
-	pace := politeness.Outcome{Err: err, Duration: end.Sub(start), CrawlDelay: crawlDelay}
+	a.pace = politeness.Outcome{Err: a.err, Duration: end.Sub(a.start), CrawlDelay: crawlDelay}
 	var bodyBytes int64
-	if resp != nil {
-		pace.Status, pace.RetryAfter, pace.Duration = resp.Status, resp.Header.Get("Retry-After"), resp.Duration
-		bodyBytes = int64(len(resp.Body))
+	if a.resp != nil {
+		a.pace.Status, a.pace.RetryAfter, a.pace.Duration = a.resp.Status, a.resp.Header.Get("Retry-After"), a.resp.Duration
+		bodyBytes = int64(len(a.resp.Body))
 	}
-	var retired error
-	o.next, retired = r.hostTab.Record(e.Host, false, bodyBytes, end, pace, err)
-	if resp != nil {
-		r.stats.fetchTime.observe(pace.Duration)
+	o.next, a.retired = r.hostTab.Record(o.entry.Host, false, bodyBytes, end, a.pace, a.err)
+	if a.resp != nil {
+		r.stats.fetchTime.observe(a.pace.Duration)
 	}
-	if retired != nil {
+	if a.retired != nil {
 		r.stats.hostsRetired.Add(1)
-		r.log.Warn("host retired", "host", e.Host, "err", retired)
-	} else if politeness.HostNotFound(err) {
+		r.log.Warn("host retired", "host", o.entry.Host, "err", a.retired)
+	} else if politeness.HostNotFound(a.err) {
 		r.forgetDNS(u.Hostname())
 	}
+}
 
-	if pace.Failed() && e.Tries < r.maxRetries && retired == nil {
-		// 429, 5xx or no response: the host's backoff applies, then the
-		// URL is tried again. The handler hears of it only at the end.
-		o.retry = true
-		o.entry.Tries++
-		r.stats.retries.Add(1)
-		if resp != nil {
-			r.countResponse(resp)
-		} else {
-			r.stats.addError(ErrorKind(err))
-		}
-		r.log.Debug("request failed, will retry", "url", e.URL, "status", pace.Status, "err", err, "tries", o.entry.Tries)
-		return o
+// retryLater reports whether the page of o is to be tried again after a:
+// a 429, a 5xx or no response, with tries left and its host not retired.
+// Then it sets o to retry, counting: the host's backoff applies first,
+// and the handler hears of the page only at the end.
+func (r *runState) retryLater(o *outcome, a *attempt) bool {
+	if !a.pace.Failed() || o.entry.Tries >= r.maxRetries || a.retired != nil {
+		return false
 	}
-
-	p := pageOf(e, err, start)
-	p.Revisit = o.visit.Revisit
-	if err != nil {
-		p.Duration = time.Since(start)
-		r.stats.addError(ErrorKind(err))
-		r.log.Warn("fetch failed", "url", e.URL, "err", err)
-		o.failure = err
-		if retired != nil {
-			o.failure = retired // it says that the host is given up, and why
-		}
+	o.retry = true
+	o.entry.Tries++
+	r.stats.retries.Add(1)
+	if a.resp != nil {
+		r.countResponse(a.resp)
 	} else {
-		r.readResponse(ctx, p, u, &o, resp)
-		if j.last != nil {
-			r.compare(p, &o, j.last)
+		r.stats.addError(ErrorKind(a.err))
+	}
+	r.log.Debug("request failed, will retry", "url", o.entry.URL, "status", a.pace.Status, "err", a.err, "tries", o.entry.Tries)
+	return true
+}
+
+// read returns the Page of a, the request of o's page at u: its response
+// read (and compared with last, the visit before, for a revisit), or its
+// error.
+func (r *runState) read(ctx context.Context, u *url.URL, o *outcome, last *revisit.Last, a *attempt) *Page {
+	e := o.entry
+	p := pageOf(e, a.err, a.start)
+	p.Revisit = o.visit.Revisit
+	if a.err != nil {
+		p.Duration = time.Since(a.start)
+		r.stats.addError(ErrorKind(a.err))
+		r.log.Warn("fetch failed", "url", e.URL, "err", a.err)
+		o.failure = a.err
+		if a.retired != nil {
+			o.failure = a.retired // it says that the host is given up, and why
 		}
+		return p
 	}
-	r.handle(ctx, p, &o)
-	skipLinks := p.NearDuplicateOf != "" && r.nearDups.skipLinks
-	if (!p.NoFollow || r.c.IgnoreNoFollow) && !skipLinks {
-		r.scopeLinks(p, e, &o)
+	r.readResponse(ctx, p, u, o, a.resp)
+	if last != nil {
+		r.compare(p, o, last)
 	}
-	return o
+	return p
 }
 
 // pageOf starts the Page of entry e, tried at the given time.
@@ -276,27 +316,14 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 	e := o.entry
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
 	o.visit.Status, o.visit.ETag, o.visit.LastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	o.visit.Gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || isRedirect(resp.Status)
+	o.visit.Gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || fetch.IsRedirect(resp.Status)
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
 	r.countResponse(resp)
 	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
 
-	if isRedirect(resp.Status) {
-		loc := resp.Header.Get("Location")
-		target, err := r.canon.Resolve(u, loc)
-		switch {
-		case loc == "" || err != nil:
-			p.Err = fmt.Errorf("%w: %q", ErrBadRedirect, loc)
-			r.stats.addError(KindBadRedirect)
-		case e.Hops+1 > r.maxRedirects:
-			p.Redirect = target
-			p.Err = fmt.Errorf("%w: %d hops to %s", ErrTooManyRedirects, e.Hops+1, target)
-			r.stats.addError(KindTooManyRedirects)
-		default:
-			p.Redirect = target
-			r.stats.redirects.Add(1)
-		}
+	if fetch.IsRedirect(resp.Status) {
+		r.readRedirect(p, u, e, resp.Header.Get("Location"))
 		return
 	}
 	// Links are taken from successful HTML pages and sitemaps only: an
@@ -312,40 +339,55 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 		p.Links, o.visit.LastMods = r.readSitemap(ctx, u, e, p.Body)
 		return
 	}
+	r.readHTML(p, u, o)
+}
+
+// readRedirect sets the redirect target of p, the page of e at u: loc
+// resolved, unless it does not resolve or e is MaxRedirects hops from
+// where it started, which p.Err then says. It counts either.
+func (r *runState) readRedirect(p *Page, u *url.URL, e frontier.Entry, loc string) {
+	target, err := r.canon.Resolve(u, loc)
+	switch {
+	case loc == "" || err != nil:
+		p.Err = fmt.Errorf("%w: %q", ErrBadRedirect, loc)
+		r.stats.addError(KindBadRedirect)
+	case e.Hops+1 > r.maxRedirects:
+		p.Redirect = target
+		p.Err = fmt.Errorf("%w: %d hops to %s", ErrTooManyRedirects, e.Hops+1, target)
+		r.stats.addError(KindTooManyRedirects)
+	default:
+		p.Redirect = target
+		r.stats.redirects.Add(1)
+	}
+}
+
+// readHTML fills p, the 2xx HTML page of o at u, with what its body says:
+// robots directives, title, links (counting those dropped), canonical
+// link and the page it is a near-duplicate of; and o with its content
+// fingerprint.
+func (r *runState) readHTML(p *Page, u *url.URL, o *outcome) {
+	e := o.entry
 	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
 	if ex.TooMany {
 		r.stats.linksTruncated.Add(1)
 		r.log.Warn("links cut short", "url", e.URL, "max_links", r.maxLinks)
 	}
-	if ex.LongHrefs > 0 {
-		r.stats.addTrap(traps.URLLength, int64(ex.LongHrefs))
-	}
 	p.NoFollow, p.NoIndex = p.NoFollow || ex.MetaNoFollow, p.NoIndex || ex.MetaNoIndex
 	p.Title = ex.Title
-	base := u
-	if ex.Base != "" {
-		if b, err := r.canon.Resolve(u, ex.Base); err == nil {
-			if bu, err := url.Parse(b); err == nil {
-				base = bu
-			}
-		}
+	l := links.Resolve(r.canon, u, &ex, &r.linkSets)
+	p.Links, p.NoFollowLinks, p.Canonical = l.Links, l.NoFollow, l.Canonical
+	if tooLong := ex.LongHrefs + l.TooLong; tooLong > 0 {
+		r.stats.addTrap(traps.URLLength, int64(tooLong))
 	}
-	if ex.Canonical != "" {
-		p.Canonical, _ = r.canon.Resolve(base, ex.Canonical)
+	if l.OtherSchemes > 0 { // mailto:, javascript: and the like
+		r.stats.otherSchemes.Add(int64(l.OtherSchemes))
 	}
-	seen, _ := r.linkSets.Get().(map[string]struct{})
-	if seen == nil {
-		seen = make(map[string]struct{}, len(ex.Hrefs)+len(ex.NoFollow))
+	if l.Bad > 0 {
+		r.stats.badLinks.Add(int64(l.Bad))
 	}
-	p.Links = r.resolveLinks(base, ex.Hrefs, seen)
-	if len(ex.NoFollow) > 0 {
-		p.NoFollowLinks = r.resolveLinks(base, ex.NoFollow, seen)
-	}
-	clear(seen)
-	r.linkSets.Put(seen)
 	o.visit.Content, o.html = ex.Content, true
 	if r.nearDups != nil && !o.visit.Revisit {
-		if p.NearDuplicateOf = r.nearDups.check(e.URL, p.Body); p.NearDuplicateOf != "" {
+		if p.NearDuplicateOf = r.nearDups.FindOrAdd(e.URL, p.Body); p.NearDuplicateOf != "" {
 			r.stats.nearDuplicates.Add(1)
 		}
 	}
@@ -397,26 +439,6 @@ func (r *runState) listsSitemaps(ctx context.Context, origin string) bool {
 	return err == nil && len(rules.Sitemaps()) > 0
 }
 
-// resolveLinks resolves hrefs against base into canonical URLs, each once
-// (seen holds those taken already, this list's included), counting those
-// that are no http(s) URL.
-func (r *runState) resolveLinks(base *url.URL, hrefs []string, seen map[string]struct{}) []string {
-	links := make([]string, 0, len(hrefs))
-	for _, href := range hrefs {
-		l, err := r.canon.Resolve(base, href)
-		if err != nil {
-			r.badLink(err)
-			continue
-		}
-		if _, dup := seen[l]; dup {
-			continue
-		}
-		seen[l] = struct{}{}
-		links = append(links, l)
-	}
-	return links
-}
-
 // badLink counts a link that did not resolve, by err.
 func (r *runState) badLink(err error) {
 	switch {
@@ -437,14 +459,6 @@ func (r *runState) countResponse(resp *fetch.Response) {
 	if resp.Truncated {
 		r.stats.truncated.Add(1)
 	}
-}
-
-func isRedirect(status int) bool {
-	switch status {
-	case 301, 302, 303, 307, 308:
-		return true
-	}
-	return false
 }
 
 // handle runs the handler on p, the page of o, counting (not propagating)

@@ -52,6 +52,17 @@ type Response struct {
 	Duration  time.Duration // from sending the request to the end of the body
 }
 
+// IsRedirect reports whether status is a redirect that has a Location to
+// follow: 301, 302, 303, 307 or 308 (not 300 Multiple Choices, nor 304
+// Not Modified, nor 305 Use Proxy).
+func IsRedirect(status int) bool {
+	switch status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}
+
 // Fetcher fetches one URL. Implementations must be safe for concurrent use,
 // must not follow redirects, and must return promptly when ctx is done.
 // A non-nil error means no usable response (network error, timeout); HTTP

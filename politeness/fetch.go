@@ -35,7 +35,7 @@ func FetchThrough(f fetch.Fetcher, userAgent string, c *canon.Canonicalizer) Fet
 				}
 				return 0, nil, err
 			}
-			if status = resp.Status; !isRedirect(status) {
+			if status = resp.Status; !fetch.IsRedirect(status) {
 				return status, resp.Body, nil
 			}
 			base, err := url.Parse(target)
@@ -51,14 +51,4 @@ func FetchThrough(f fetch.Fetcher, userAgent string, c *canon.Canonicalizer) Fet
 		}
 		return status, nil, nil
 	}
-}
-
-// isRedirect reports whether status is a redirect that has a Location to
-// follow.
-func isRedirect(status int) bool {
-	switch status {
-	case 301, 302, 303, 307, 308:
-		return true
-	}
-	return false
 }

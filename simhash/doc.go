@@ -49,4 +49,8 @@
 // 40 bytes per fingerprint and about n/2^14 candidates per query; k = 4
 // takes 5 tables of 12- and 13-bit blocks, 48 bytes per fingerprint and
 // about n/2^10 candidates.
+//
+// [Detector] is what a crawl uses of both: it fingerprints each HTML page
+// given to it and tells which earlier page, by URL, it is a near-duplicate
+// of, keeping the others (Crawler.NearDuplicates runs on it).
 package simhash
