@@ -81,7 +81,7 @@ type runState struct {
 	// found through one), and reads sitemaps. Workers only.
 	sitemaps *sitemap.Discovery
 	// linkSets holds the sets in which a page's links are found once
-	// (resolveLinks), emptied: a set made for each page was a twentieth
+	// (links.Resolve), emptied: a set made for each page was a twentieth
 	// of a crawl's garbage. Workers only.
 	linkSets sync.Pool
 	// seedErrs holds why each seed that yielded no page did not.
