@@ -329,7 +329,7 @@ func testCancelResume(t *testing.T, f frontier.Frontier) {
 			t.Errorf("%s was stuck on the server at the cancel and is not in the frontier", a.URL+p)
 		}
 	}
-	if st.Errors[crawler.KindCanceled] != 0 || st.Errors[crawler.KindTimeout] != 0 {
+	if st.Errors[fetch.KindCanceled] != 0 || st.Errors[fetch.KindTimeout] != 0 {
 		t.Errorf("fetches cut short by the cancel were counted as failures: %v", st.Errors)
 	}
 
@@ -490,7 +490,7 @@ func TestCancel(t *testing.T) {
 	if st.Frontier != 4 || st.InFlight != 0 {
 		t.Errorf("after cancel: frontier %d, in flight %d; want the 4 cut-short URLs back in the frontier", st.Frontier, st.InFlight)
 	}
-	if st.Errors[crawler.KindCanceled] != 0 {
+	if st.Errors[fetch.KindCanceled] != 0 {
 		t.Errorf("a fetch cut short by cancel was counted as an error: %v", st.Errors)
 	}
 	// A second Run resumes: the 4 pages are fetched.

@@ -196,7 +196,7 @@ func TestFetchErrorsReachHandler(t *testing.T) {
 		t.Fatalf("Run of a dead seed = %v; want ErrNoPages, its connection refused", err)
 	}
 	want := int64(1 + crawler.DefaultMaxRetries)
-	if st := c.Stats(); st.Errors[crawler.KindRefused] != want || st.Requests != want || st.Retries != want-1 || st.Fetched != 0 {
+	if st := c.Stats(); st.Errors[fetch.KindRefused] != want || st.Requests != want || st.Retries != want-1 || st.Fetched != 0 {
 		t.Errorf("stats = %+v, want %d refused fetches (retries included)", st, want)
 	}
 }

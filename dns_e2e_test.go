@@ -63,7 +63,7 @@ func TestRunHostNotFound(t *testing.T) {
 	}
 
 	st := c.Stats()
-	if st.Errors[crawler.KindDNS] != 4 || st.Errors[crawler.KindRobotsUnavailable] != 0 || st.Errors[crawler.KindHostRetired] != 0 ||
+	if st.Errors[fetch.KindDNS] != 4 || st.Errors[crawler.KindRobotsUnavailable] != 0 || st.Errors[crawler.KindHostRetired] != 0 ||
 		st.RobotsFetched != 3 || st.Requests != 0 || st.HostsRetired != 1 {
 		t.Errorf("stats %+v; want 4 dns errors (3 robots.txt tries, 1 URL), 3 robots.txt requests, no page request, 1 host retired", st)
 	}
@@ -72,8 +72,8 @@ func TestRunHostNotFound(t *testing.T) {
 		hs[0].RobotsRequests != 3 || hs[0].Errors != 3 {
 		t.Errorf("HostStats = %+v", hs)
 	}
-	if p := got.page(seed); p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) || crawler.ErrorKind(p.Err) != crawler.KindDNS {
-		t.Errorf("page = %+v; want the seed given to the Handler, its host retired, of kind %q", p, crawler.KindDNS)
+	if p := got.page(seed); p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) || crawler.ErrorKind(p.Err) != fetch.KindDNS {
+		t.Errorf("page = %+v; want the seed given to the Handler, its host retired, of kind %q", p, fetch.KindDNS)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestFetchHostNotFound(t *testing.T) {
 		t.Errorf("page error %v (%T); want the fetch error, name not found", p.Err, fe)
 	}
 	st := c.Stats()
-	if st.Requests != 3 || st.Retries != 2 || st.Errors[crawler.KindDNS] != 3 || st.HostsRetired != 1 || dns.Queries("nosuchhost.test") != 3 {
+	if st.Requests != 3 || st.Retries != 2 || st.Errors[fetch.KindDNS] != 3 || st.HostsRetired != 1 || dns.Queries("nosuchhost.test") != 3 {
 		t.Errorf("stats %+v, %d queries; want 3 requests (2 retries), each a dns error and a query, the host retired", st, dns.Queries("nosuchhost.test"))
 	}
 }
@@ -140,7 +140,7 @@ func TestRobotsDNSTemporary(t *testing.T) {
 	if _, stopped := errors.AsType[*crawler.StoppedError](err); !stopped || errors.Is(err, crawler.ErrNoPages) {
 		t.Errorf("Run stopped before any page = %v; want a StoppedError only", err)
 	}
-	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.Errors[crawler.KindDNS] != 0 || st.HostsRetired != 0 {
+	if st := c.Stats(); st.Errors[crawler.KindRobotsUnavailable] != 1 || st.Errors[fetch.KindDNS] != 0 || st.HostsRetired != 0 {
 		t.Errorf("stats %+v; want 1 robots-unavailable error, none dns", st)
 	}
 
@@ -154,7 +154,7 @@ func TestRobotsDNSTemporary(t *testing.T) {
 		t.Errorf("Run = %v; want a NoPagesError, the host retired after 3 failures of a temporary DNS error", err)
 	}
 	st := c.Stats()
-	if st.Errors[crawler.KindRobotsUnavailable] != 3 || st.Errors[crawler.KindHostRetired] != 1 || st.Errors[crawler.KindDNS] != 0 || st.HostsRetired != 1 {
+	if st.Errors[crawler.KindRobotsUnavailable] != 3 || st.Errors[crawler.KindHostRetired] != 1 || st.Errors[fetch.KindDNS] != 0 || st.HostsRetired != 1 {
 		t.Errorf("stats %+v; want 3 robots-unavailable errors, the URL host-retired", st)
 	}
 	if hs := c.HostStats(); len(hs) != 1 || !strings.HasPrefix(hs[0].Retired, "3 failures in a row") {
@@ -199,7 +199,7 @@ func TestSeedHostNotFoundAmongOthers(t *testing.T) {
 	if p := got.page(good + "/a"); p == nil || p.Status != 200 {
 		t.Errorf("page %s = %+v; want it fetched", good+"/a", p)
 	}
-	if p := got.page("http://nosuchhost.test/"); p == nil || crawler.ErrorKind(p.Err) != crawler.KindDNS {
+	if p := got.page("http://nosuchhost.test/"); p == nil || crawler.ErrorKind(p.Err) != fetch.KindDNS {
 		t.Errorf("page of the host not found = %+v", p)
 	}
 	retired := map[string]string{}

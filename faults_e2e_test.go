@@ -176,7 +176,7 @@ func TestFaultMatrix(t *testing.T) {
 		check     func(*testing.T, *faultRun)
 	}{
 		{crawlertest.SlowBody, func(_ *crawler.Crawler, f *fetch.HTTPFetcher) { f.Timeout = slowTimeout }, func(t *testing.T, r *faultRun) {
-			r.wantErrors(t, map[string]int64{crawler.KindTimeout: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindTimeout: 1})
 			if fe, ok := errors.AsType[*fetch.FetchError](r.errorOf(t, "/")); !ok || fe.Op != "read body" || !fe.Timeout() {
 				t.Errorf("error %v, want a timeout reading the body", fe)
 			}
@@ -188,21 +188,21 @@ func TestFaultMatrix(t *testing.T) {
 			f.Timeout = slowTimeout
 			c.IgnoreRobots = true // else robots.txt times out, and the host is deferred instead
 		}, func(t *testing.T, r *faultRun) {
-			r.wantErrors(t, map[string]int64{crawler.KindTimeout: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindTimeout: 1})
 			r.wantRequested(t, "no-answer.faults.test (connection)")
 			if r.elapsed > 5*time.Second { // it would wait forever
 				t.Errorf("crawl took %v with a fetch timeout of %v", r.elapsed, slowTimeout)
 			}
 		}},
 		{crawlertest.ConnReset, nil, func(t *testing.T, r *faultRun) {
-			r.wantErrors(t, map[string]int64{crawler.KindReset: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindReset: 1})
 			if err := r.errorOf(t, "/"); !errors.Is(err, syscall.ECONNRESET) {
 				t.Errorf("error %v, want ECONNRESET", err)
 			}
 			r.wantNotRequested(t, "/never")
 		}},
 		{crawlertest.TruncatedBody, nil, func(t *testing.T, r *faultRun) {
-			r.wantErrors(t, map[string]int64{crawler.KindReset: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindReset: 1})
 			if err := r.errorOf(t, "/"); !errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Errorf("error %v, want an unexpected EOF", err)
 			}
@@ -211,7 +211,7 @@ func TestFaultMatrix(t *testing.T) {
 		{crawlertest.LyingLength, nil, func(t *testing.T, r *faultRun) {
 			// /over claims 1 GiB and ends early; /under claims 16 bytes,
 			// which is all that is read.
-			r.wantErrors(t, map[string]int64{crawler.KindReset: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindReset: 1})
 			if err := r.errorOf(t, "/over"); !errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Errorf("/over: error %v, want an unexpected EOF", err)
 			}
@@ -373,7 +373,7 @@ func TestFaultMatrix(t *testing.T) {
 			}
 		}},
 		{crawlertest.HugeHeader, nil, func(t *testing.T, r *faultRun) {
-			r.wantErrors(t, map[string]int64{crawler.KindHeaderTooLarge: 1})
+			r.wantErrors(t, map[string]int64{fetch.KindHeaderTooLarge: 1})
 		}},
 		{crawlertest.HugeRobots, nil, func(t *testing.T, r *faultRun) {
 			// The rule at the start applies; the one past 500 KiB does not.

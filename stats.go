@@ -1,85 +1,53 @@
 package crawler
 
 import (
-	"context"
-	"crawler/fetch"
-	"crawler/politeness"
-	"crawler/traps"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
+
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/traps"
 )
 
-// Error kinds under which [Stats] counts failures, as returned by
-// [ErrorKind].
+// Kinds of failure that the crawler counts in Stats.Errors besides those
+// of a fetch (fetch.KindTimeout and the rest), as [ErrorKind] names them.
 const (
-	KindTimeout           = "timeout"            // a fetch ran out of time
-	KindDNS               = "dns"                // the host name did not resolve; also each URL of a host retired because its name does not exist
-	KindRefused           = "refused"            // the connection was refused
-	KindReset             = "reset"              // the connection was reset or closed early
-	KindTLS               = "tls"                // the TLS handshake or certificate failed
-	KindCanceled          = "canceled"           // the crawl was cancelled during the fetch
 	KindTooManyRedirects  = "too-many-redirects" // a redirect chain went past MaxRedirects
 	KindBadRedirect       = "bad-redirect"       // a redirect without a usable Location
 	KindRobotsUnavailable = "robots-unavailable" // robots.txt could not be had: host deferred
 	KindHostRetired       = "host-retired"       // a URL not fetched: its host failed Pacing.MaxFailures times in a row, or was retired by RetireHost
 	KindHandler           = "handler"            // a Handler returned an error or panicked
-	KindBlockedAddress    = "blocked-address"    // refused before sending: the address is not allowed (see fetch.AddressPolicy)
-	KindHeaderTooLarge    = "header-too-large"   // the response header passed the transport's limit (NewTransport: 256 KiB)
-	KindOther             = "other"              // anything else
 )
 
-var errorKinds = [...]string{KindTimeout, KindDNS, KindRefused, KindReset, KindTLS, KindCanceled,
-	KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
-	KindBlockedAddress, KindHeaderTooLarge, KindOther}
+// errorKinds are the kinds counted, the last that of anything else.
+var errorKinds = [...]string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
+	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
+	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindOther}
 
-// ErrorKind classifies a fetch error into one of the Kind constants.
+// ErrorKind classifies the error of a page into one of the Kind constants
+// of this package or of package fetch: fetch.KindDNS too for the pages of
+// a host retired because its name does not exist.
 func ErrorKind(err error) string {
-	var dnsErr *net.DNSError
-	var recErr interface{ Timeout() bool }
 	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, fetch.ErrBlockedAddress):
-		return KindBlockedAddress
 	case errors.Is(err, ErrTooManyRedirects):
 		return KindTooManyRedirects
 	case errors.Is(err, ErrBadRedirect):
 		return KindBadRedirect
-	case politeness.HostNotFound(err): // a host retired for it too
-		return KindDNS
+	case politeness.HostNotFound(err) && !errors.Is(err, fetch.ErrBlockedAddress):
+		return fetch.KindDNS
 	case errors.Is(err, politeness.ErrHostRetired):
 		return KindHostRetired
-	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
-		return KindHeaderTooLarge
-	case errors.Is(err, context.Canceled):
-		return KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		return KindTimeout
-	case errors.As(err, &dnsErr):
-		return KindDNS
-	case errors.As(err, &recErr) && recErr.Timeout():
-		return KindTimeout
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return KindRefused
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
-		return KindReset
-	case strings.Contains(err.Error(), "tls:"), strings.Contains(err.Error(), "x509:"):
-		return KindTLS
 	}
-	return KindOther
+	return fetch.ErrorKind(err)
 }
 
 // Stats is a snapshot of a crawl's counters, from [Crawler.Stats].

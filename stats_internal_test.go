@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"crawler/fetch"
 )
 
 // TestCountersFillStats checks that every live counter lands in the Stats
@@ -40,13 +42,13 @@ func TestCountersFillStats(t *testing.T) {
 // TestStatsPlus checks that the totals add the counters and Elapsed and
 // keep the later Run's gauges.
 func TestStatsPlus(t *testing.T) {
-	before := &Stats{Requests: 5, DNSLookups: 1, Elapsed: time.Second, Seen: 10, Errors: map[string]int64{KindDNS: 1}}
-	last := Stats{Requests: 2, Unchanged: 4, Elapsed: time.Second, Seen: 12, InFlight: 1, Errors: map[string]int64{KindDNS: 2}}
+	before := &Stats{Requests: 5, DNSLookups: 1, Elapsed: time.Second, Seen: 10, Errors: map[string]int64{fetch.KindDNS: 1}}
+	last := Stats{Requests: 2, Unchanged: 4, Elapsed: time.Second, Seen: 12, InFlight: 1, Errors: map[string]int64{fetch.KindDNS: 2}}
 	sum := before.plus(last)
 	if sum.Requests != 7 || sum.Unchanged != 4 || sum.DNSLookups != 1 || sum.Elapsed != 2*time.Second {
 		t.Errorf("counters: %+v", sum)
 	}
-	if sum.Seen != 12 || sum.InFlight != 1 || sum.Errors[KindDNS] != 3 {
-		t.Errorf("gauges or errors: Seen %d, InFlight %d, dns errors %d; want 12, 1, 3", sum.Seen, sum.InFlight, sum.Errors[KindDNS])
+	if sum.Seen != 12 || sum.InFlight != 1 || sum.Errors[fetch.KindDNS] != 3 {
+		t.Errorf("gauges or errors: Seen %d, InFlight %d, dns errors %d; want 12, 1, 3", sum.Seen, sum.InFlight, sum.Errors[fetch.KindDNS])
 	}
 }

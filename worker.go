@@ -32,7 +32,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	}
 	u, err := url.Parse(e.URL)
 	if err != nil { // canonical URLs always parse; this is a bug upstream
-		r.stats.addError(KindOther)
+		r.stats.addError(fetch.KindOther)
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
 		o.failure = err
 		return o
@@ -216,7 +216,7 @@ func (r *runState) checkRobots(ctx context.Context, u *url.URL, o *outcome) (cra
 		}
 		return crawlDelay, true
 	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
-		r.stats.addError(KindOther)
+		r.stats.addError(fetch.KindOther)
 		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), o)
 		return crawlDelay, true
@@ -253,7 +253,7 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 	o.next, retiredErr = r.hostTab.Record(e.Host, true, 0, end, pace, err)
 	switch { // logged once the host table has it
 	case notFound:
-		r.stats.addError(KindDNS)
+		r.stats.addError(fetch.KindDNS)
 		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
 	case unavailable:
 		r.stats.addError(KindRobotsUnavailable)
@@ -285,7 +285,7 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 func (r *runState) refuse(ctx context.Context, o *outcome, err error) {
 	e := o.entry
 	o.visit.Gone, o.failure = true, err
-	r.stats.addError(KindBlockedAddress)
+	r.stats.addError(fetch.KindBlockedAddress)
 	r.log.Warn("address not allowed", "url", e.URL, "err", err)
 	r.handle(ctx, pageOf(e, err, time.Now()), o)
 }

@@ -112,8 +112,8 @@ func wantBlocked(t *testing.T, what string, err error, class string) {
 	} else if !strings.Contains(err.Error(), "("+class+")") {
 		t.Errorf("%s: err = %v, want class %q", what, err, class)
 	}
-	if k := crawler.ErrorKind(err); err != nil && k != crawler.KindBlockedAddress {
-		t.Errorf("%s: ErrorKind = %q, want %q", what, k, crawler.KindBlockedAddress)
+	if k := crawler.ErrorKind(err); err != nil && k != fetch.KindBlockedAddress {
+		t.Errorf("%s: ErrorKind = %q, want %q", what, k, fetch.KindBlockedAddress)
 	}
 }
 

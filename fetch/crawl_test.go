@@ -150,7 +150,7 @@ func TestCrawlRefusesRedirectIntoPrivate(t *testing.T) {
 		t.Errorf("the allowed redirect's target: %+v", p)
 	}
 	st := c.Stats()
-	if st.Errors[crawler.KindBlockedAddress] != 4 || len(st.Errors) != 1 || st.Redirects != 5 || st.Requests != 7 || st.Retries != 0 {
+	if st.Errors[fetch.KindBlockedAddress] != 4 || len(st.Errors) != 1 || st.Redirects != 5 || st.Requests != 7 || st.Retries != 0 {
 		t.Errorf("stats = %+v, want 4 blocked-address errors and nothing else, 5 redirects, 7 requests", st)
 	}
 	for _, h := range c.HostStats() {

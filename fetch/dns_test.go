@@ -146,8 +146,8 @@ func TestDNSCacheNegative(t *testing.T) {
 	}
 	// Through DialContext, the failure is still a DNS error for the stats.
 	_, err := c.DialContext(ctx, "tcp", "nx.test:80")
-	if k := crawler.ErrorKind(err); k != crawler.KindDNS {
-		t.Errorf("dialing nx.test: %v, of kind %q; want %q", err, k, crawler.KindDNS)
+	if k := crawler.ErrorKind(err); k != fetch.KindDNS {
+		t.Errorf("dialing nx.test: %v, of kind %q; want %q", err, k, fetch.KindDNS)
 	}
 	if n := s.Queries("nx.test"); n != 1 {
 		t.Errorf("4 failed lookups within the error TTL made %d queries, want 1", n)
@@ -539,7 +539,7 @@ func TestDNSCacheForget(t *testing.T) {
 	dns := &fetch.DNSCache{Resolver: s.Resolver()}
 	f := &fetch.HTTPFetcher{DNS: dns}
 	for range 2 {
-		if _, err := f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"}); crawler.ErrorKind(err) != crawler.KindDNS {
+		if _, err := f.Fetch(ctx, &fetch.Request{URL: "http://nx2.test/"}); crawler.ErrorKind(err) != fetch.KindDNS {
 			t.Fatalf("fetching nx2.test: %v; want a DNS error", err)
 		}
 	}

@@ -13,7 +13,8 @@
 // are the crawler's to schedule (each hop under its own host's politeness),
 // so a fetch stops at the first response. HTTP error statuses are
 // responses, not errors; an error means no usable response, as a
-// [*FetchError] saying what failed, where and why.
+// [*FetchError] saying what failed, where and why, and [ErrorKind] names
+// its kind (timeout, dns, refused...), as the crawler counts it.
 //
 // # Defaults
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"crawler"
+	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/traps"
 )
@@ -189,10 +190,10 @@ var gaugeStats = [...]struct {
 var statusClasses = [...]string{"2xx", "3xx", "4xx", "5xx", "other"}
 
 // errorKinds are the error kinds exported even while their count is 0.
-var errorKinds = []string{crawler.KindTimeout, crawler.KindDNS, crawler.KindRefused, crawler.KindReset,
-	crawler.KindTLS, crawler.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
-	crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, crawler.KindBlockedAddress,
-	crawler.KindHeaderTooLarge, crawler.KindOther}
+var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
+	fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
+	crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
+	fetch.KindHeaderTooLarge, fetch.KindOther}
 
 // trapRules are the trap rules exported even while their count is 0.
 var trapRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,

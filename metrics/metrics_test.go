@@ -293,10 +293,10 @@ func responsesByClass(status map[int]int64) map[string]int64 {
 
 // knownKinds and knownRules are the label values exported even at 0.
 var (
-	knownKinds = []string{crawler.KindTimeout, crawler.KindDNS, crawler.KindRefused, crawler.KindReset,
-		crawler.KindTLS, crawler.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
-		crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, crawler.KindBlockedAddress,
-		crawler.KindHeaderTooLarge, crawler.KindOther}
+	knownKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
+		fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
+		crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
+		fetch.KindHeaderTooLarge, fetch.KindOther}
 	knownRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
 		traps.HostBudget, traps.QueryValues, traps.Duplicates}
 )

@@ -13,6 +13,7 @@ import (
 
 	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
 	"crawler/metrics"
 	"crawler/politeness"
 )
@@ -231,7 +232,7 @@ func TestBeforeRunAndUnknownKeys(t *testing.T) {
 	}
 
 	src := &fakeSource{stats: crawler.Stats{
-		Errors: map[string]int64{"future-kind": 2, "bad\xffkind": 1, crawler.KindDNS: 3},
+		Errors: map[string]int64{"future-kind": 2, "bad\xffkind": 1, fetch.KindDNS: 3},
 		Traps:  map[string]int64{"future-rule": 4},
 		Status: map[int]int64{100: 1, 200: 2, 404: 3, 599: 4, 600: 5, 999: 6},
 		Hosts:  2,

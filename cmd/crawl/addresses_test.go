@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"crawler/fetch"
+
 	"crawler"
 )
 
@@ -53,7 +55,7 @@ func TestAllowFlags(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		switch {
-		case tc.fetched == 0 && (s.Fetched != 0 || s.Errors[crawler.KindBlockedAddress] != 1 || hits.Load() != 0):
+		case tc.fetched == 0 && (s.Fetched != 0 || s.Errors[fetch.KindBlockedAddress] != 1 || hits.Load() != 0):
 			t.Errorf("%s: summary %+v, server hit %d times; want the seed refused", tc.name, s, hits.Load())
 		case tc.fetched > 0 && (s.Fetched != tc.fetched || len(s.Errors) != 0 || hits.Load() != 2):
 			t.Errorf("%s: summary %+v, server hit %d times; want robots.txt and the seed fetched", tc.name, s, hits.Load())

@@ -1,0 +1,56 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+)
+
+// Kinds of fetch failure, as [ErrorKind] names them. The crawler counts
+// its failures by kind (its Stats.Errors), under these and kinds of its
+// own.
+const (
+	KindTimeout        = "timeout"          // the fetch ran out of time
+	KindDNS            = "dns"              // the host name did not resolve
+	KindRefused        = "refused"          // the connection was refused
+	KindReset          = "reset"            // the connection was reset or closed early
+	KindTLS            = "tls"              // the TLS handshake or certificate failed
+	KindCanceled       = "canceled"         // the fetch's context was cancelled
+	KindBlockedAddress = "blocked-address"  // refused before sending: the address is not allowed (see AddressPolicy)
+	KindHeaderTooLarge = "header-too-large" // the response header passed the transport's limit (NewTransport: 256 KiB)
+	KindOther          = "other"            // anything else
+)
+
+// ErrorKind classifies the error of a fetch into one of the Kind
+// constants; "" for nil.
+func ErrorKind(err error) string {
+	var dnsErr *net.DNSError
+	var recErr interface{ Timeout() bool }
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrBlockedAddress):
+		return KindBlockedAddress
+	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
+		return KindHeaderTooLarge
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.As(err, &dnsErr):
+		return KindDNS
+	case errors.As(err, &recErr) && recErr.Timeout():
+		return KindTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return KindRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
+		return KindReset
+	case strings.Contains(err.Error(), "tls:"), strings.Contains(err.Error(), "x509:"):
+		return KindTLS
+	}
+	return KindOther
+}
