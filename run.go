@@ -52,11 +52,9 @@ type runState struct {
 	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
 
 	hosts map[string]struct{} // scheduler only
-	// depths holds the shortest link distance known of each URL this Run
-	// pushed, while it waits or is in flight; under Scope.MaxDepth, done
-	// holds the depth at which each page with links was done. Scheduler
-	// only.
-	depths, done depths.Table
+	// depths are the shortest link distances known of the URLs this Run
+	// pushed. Scheduler only.
+	depths depths.Shortest
 	// committer is the frontier, if it writes in steps; else nil.
 	committer frontier.Committer
 	exchange  frontier.Exchanger // the frontier, if it holds part of a crawl shared with others
@@ -70,11 +68,6 @@ type runState struct {
 	// revisits are the pages Crawler.Recrawl revisits; nil without it.
 	// Scheduler only.
 	revisits *revisit.Tracker
-	// trackDepths says whether depths are kept: always under
-	// Scope.MaxDepth; without it, only for a frontier in memory, since
-	// depths grows with the URLs waiting, which a durable frontier keeps
-	// on disk.
-	trackDepths bool
 
 	seeds map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
 	// sitemaps knows which sitemap URLs a robots.txt listed (or an index
@@ -157,7 +150,10 @@ func (c *Crawler) newRun(h Handler) *runState {
 	if d, ok := r.fetcher.(fetch.DNSCaching); ok {
 		r.stats.dns, r.stats.dnsBefore = d.DNSStats, d.DNSStats()
 	}
-	r.trackDepths = c.Scope.MaxDepth > 0 || r.committer == nil
+	// Without a depth limit, the depths of the URLs waiting are kept only
+	// for a frontier in memory: they grow with the URLs, which a durable
+	// frontier keeps on disk.
+	r.depths = depths.Shortest{MaxDepth: c.Scope.MaxDepth, Waiting: r.committer == nil}
 	return r
 }
 

@@ -124,9 +124,7 @@ func (s *scheduler) handOut(paused bool) (wake time.Time) {
 		if s.rateInterval > 0 {
 			s.nextSlot = now.Add(s.rateInterval)
 		}
-		if d, ok := s.depths.Get(e.FP); ok && d < e.Depth {
-			e.Depth = d // a shorter path was found while it waited
-		}
+		e.Depth = s.depths.HandedOut(e.FP, e.Depth) // a shorter path may have been found while it waited
 		s.inflight++
 		j := job{entry: e}
 		if s.revisits != nil {
@@ -278,10 +276,7 @@ func (r *runState) discover(l link, referrer string) bool {
 	}
 	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
-		if d, ok := r.depths.Get(l.fp); ok && l.depth < d {
-			r.depths.Set(l.fp, l.depth)
-		} else if d, ok := r.done.Get(l.fp); ok && l.depth < d {
-			r.done.Remove(l.fp)
+		if r.depths.FoundAgain(l.fp, l.depth) {
 			r.fetchAgain(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 		}
 		return false
@@ -291,9 +286,7 @@ func (r *runState) discover(l link, referrer string) bool {
 		return false
 	}
 	r.hosts[l.host] = struct{}{}
-	if r.trackDepths {
-		r.depths.Set(l.fp, l.depth)
-	}
+	r.depths.Pushed(l.fp, l.depth)
 	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true
 }
@@ -311,22 +304,15 @@ func (r *runState) checkContent(o outcome) {
 	}
 }
 
-// finished forgets the depth of an entry done with. Under Scope.MaxDepth
-// it remembers that of a page with links: found nearer a seed later, the
-// page is fetched again, so that the pages within MaxDepth of a seed by
-// their shortest path are all fetched, whatever order the paths are found
-// in. If the nearer path was found while it was in flight, that is now.
+// finished forgets the depth of an entry done with, and fetches it again
+// if it was found nearer a seed while it was in flight (see
+// depths.Shortest, which keeps the pages within Scope.MaxDepth of a seed
+// by their shortest path).
 func (r *runState) finished(o outcome) {
 	e := o.entry
-	d, ok := r.depths.Get(e.FP)
-	r.depths.Remove(e.FP)
-	switch {
-	case r.scope.MaxDepth <= 0 || len(o.linkFPs) == 0 && !o.depthCut:
-	case ok && d < e.Depth:
+	if d, again := r.depths.Done(e.FP, e.Depth, len(o.linkFPs) > 0 || o.depthCut); again {
 		e.Depth, e.Tries = d, 0
 		r.fetchAgain(e)
-	default:
-		r.done.Set(e.FP, e.Depth)
 	}
 }
 
@@ -334,7 +320,7 @@ func (r *runState) finished(o outcome) {
 // fetched again.
 func (r *runState) fetchAgain(e frontier.Entry) {
 	r.stats.depthRefetches.Add(1)
-	r.depths.Set(e.FP, e.Depth)
+	r.depths.Pushed(e.FP, e.Depth)
 	r.frontier.Push(e)
 }
 
