@@ -132,6 +132,7 @@ func TestCrawlSyntheticWebSlowHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a host answering in 200 ms a page: about 5 s")
 	}
+	t.Parallel() // it waits, mostly: the other tests use the cores meanwhile
 	slowHost := "h1.crawler.test"
 	w := crawlertest.NewWeb(crawlertest.Config{
 		Seed: 3, Hosts: 10, PagesPerHost: 4,

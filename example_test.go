@@ -6,7 +6,6 @@ import (
 	"crawler/politeness"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -135,20 +134,6 @@ func ExampleChain() {
 	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/", Status: 200})
 	_ = h.Handle(context.Background(), &crawler.Page{URL: "http://a.test/gone", Status: 404})
 	// Output: http://a.test/
-}
-
-// A transport of your own that caches DNS: answers kept a minute, and a
-// longer dial timeout than the default.
-func ExampleDNSCache() {
-	dns := &fetch.DNSCache{
-		TTL:    time.Minute,
-		Dialer: &net.Dialer{Timeout: 20 * time.Second, KeepAlive: 30 * time.Second},
-	}
-	tr := fetch.NewTransport() // or an http.Transport of your own
-	tr.DialContext = dns.DialContext
-	tr.Proxy = http.ProxyFromEnvironment
-	c := &crawler.Crawler{Fetcher: &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}}
-	_ = c // c.Run(ctx, "https://example.com/")
 }
 
 // Near-duplicates: two URLs serve the same story with another date line;

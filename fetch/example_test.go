@@ -4,10 +4,12 @@ import (
 	"context"
 	"crawler/fetch"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"time"
 
 	"crawler"
 )
@@ -87,4 +89,18 @@ func ExampleRecorder() {
 	// Output:
 	// GET /hello HTTP/1.1 -> HTTP/1.1 200 OK (127.0.0.1)
 	// 200 hello
+}
+
+// A transport of your own that caches DNS: answers kept a minute, and a
+// longer dial timeout than the default.
+func ExampleDNSCache() {
+	dns := &fetch.DNSCache{
+		TTL:    time.Minute,
+		Dialer: &net.Dialer{Timeout: 20 * time.Second, KeepAlive: 30 * time.Second},
+	}
+	tr := fetch.NewTransport() // or an http.Transport of your own
+	tr.DialContext = dns.DialContext
+	tr.Proxy = http.ProxyFromEnvironment
+	c := &crawler.Crawler{Fetcher: &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}}}
+	_ = c // c.Run(ctx, "https://example.com/")
 }

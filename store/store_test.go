@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -279,18 +278,6 @@ func stateOf(t *testing.T, fs vfs.FS, next uint64, aopic bool) crawlState {
 	}
 	slices.Sort(c.waiting)
 	return c
-}
-
-// The storage engine is this package's: a program that imports the
-// crawler alone does not compile Pebble.
-func TestRootDoesNotImportPebble(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "crawler").Output()
-	if err != nil {
-		t.Skipf("go list: %v", err)
-	}
-	if strings.Contains(string(out), "pebble") {
-		t.Error("package crawler depends on Pebble")
-	}
 }
 
 // A store holds one crawl: Claim records it, and refuses another.
