@@ -46,6 +46,7 @@ func hrefs(body []byte) []string {
 }
 
 func TestScriptLinks(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, scriptSite)
 	var paced sync.Map // host → calls
 	f := newFetcher(t, s, func(f *Fetcher) {
@@ -99,6 +100,7 @@ func TestScriptLinks(t *testing.T) {
 }
 
 func TestAllowedBlocksRequests(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, map[string]resource{
 		"/": html(`<html><body><p>page</p>
 <script src="/disallowed.js"></script>
@@ -185,6 +187,7 @@ ws.onopen = () => mark("ws-open");
 }
 
 func TestCanaryGetsNothing(t *testing.T) {
+	t.Parallel()
 	canary := newSite(t, nil)
 	pages := withCanary(leakPage, canary)
 	pages["/to-canary"] = resource{serve: func(w http.ResponseWriter, r *http.Request) {
@@ -229,6 +232,7 @@ func TestCanaryGetsNothing(t *testing.T) {
 // stop a connection to the canary on loopback, but not to a public
 // address.
 func TestNetworkGuards(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("four browsers (both network guards, each alone, none) opening a WebSocket: about 5 s; -short keeps TestCanaryGetsNothing")
 	}
@@ -266,6 +270,7 @@ ws.onopen = () => mark("ws-open");
 }
 
 func TestWebRTCSendsNothing(t *testing.T) {
+	t.Parallel()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +319,7 @@ func TestWebRTCSendsNothing(t *testing.T) {
 }
 
 func TestMedia(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a browser per LoadMedia case, with and without media: about 3 s")
 	}
@@ -359,6 +365,7 @@ var movingPages = map[string]resource{
 }
 
 func TestNavigation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a browser per case of pages that navigate away: about 3 s")
 	}
@@ -427,6 +434,7 @@ func TestNavigation(t *testing.T) {
 }
 
 func TestPassThrough(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, map[string]resource{
 		"/data.json": {ctype: "application/json", body: `{"a": 1}`},
 		"/text":      {ctype: "text/plain", body: `<a href="/x">not html</a>`},
@@ -461,6 +469,7 @@ func TestPassThrough(t *testing.T) {
 }
 
 func TestTabsBound(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("nine browser renders of a slow script, under a tab bound: about 6 s")
 	}
@@ -538,6 +547,7 @@ func TestTabsBound(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	s := newSite(t, map[string]resource{
 		"/":        html(`<html><body><script src="/hang.js"></script></body></html>`),
@@ -606,6 +616,7 @@ func TestClose(t *testing.T) {
 }
 
 func TestCloseDuringRender(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	s := newSite(t, map[string]resource{
 		"/":        html(`<html><body><script src="/hang.js"></script></body></html>`),
@@ -646,6 +657,7 @@ func TestCloseDuringRender(t *testing.T) {
 }
 
 func TestBrowserDies(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a browser killed and started again: about 2.5 s")
 	}
@@ -673,6 +685,7 @@ func TestBrowserDies(t *testing.T) {
 }
 
 func TestRenderErrors(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, scriptSite)
 	t.Run("no browser", func(t *testing.T) {
 		f := &Fetcher{Fetcher: onlySite(s), ExecPath: "/nonexistent/chromium"}
@@ -700,6 +713,7 @@ func TestRenderErrors(t *testing.T) {
 }
 
 func TestMaxWaitAndCap(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, map[string]resource{
 		// The script comes first: the page itself is cut at the cap too.
 		"/": html(`<html><body><script>

@@ -66,6 +66,7 @@ var controlIDs = []string{"pause", "resume", "stop", "retire-host", "retire"}
 // exactly the samples taken, each plot's series drawing one point per
 // sample, with no console error on the way.
 func TestBrowserLive(t *testing.T) {
+	t.Parallel()
 	tb := newTab(t)
 	cr := startCrawl(t, crawlSetup{opts: status.Options{Interval: time.Hour}})
 	srv := httptest.NewServer(cr.m.Handler(status.ServerOptions{}))
@@ -113,6 +114,7 @@ func TestBrowserLive(t *testing.T) {
 // button its host, Stop calls ServerOptions.Stop; #state follows. It saves
 // status.png, mid-crawl.
 func TestBrowserControls(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a browser driving a crawl's controls: about 5 s")
 	}
@@ -192,6 +194,7 @@ func TestBrowserControls(t *testing.T) {
 // report must also agree with Snapshot, have no controls, and load
 // without errors from a file:// URL. It saves report.png.
 func TestBrowserXSS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a browser loading the live page and the report of a hostile crawl: about 3.5 s")
 	}
@@ -256,6 +259,7 @@ func TestBrowserXSS(t *testing.T) {
 // TestBrowserToken serves the page with a Token: opened with ?token=, it
 // must load its data and steer the crawl with it.
 func TestBrowserToken(t *testing.T) {
+	t.Parallel()
 	tb := newTab(t)
 	cr := startCrawl(t, crawlSetup{opts: status.Options{Interval: time.Hour}})
 	const token = "s3cret"

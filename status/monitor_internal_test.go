@@ -14,6 +14,7 @@ import (
 // evenly spaced at the resolution reached, end at the last raw sample,
 // and keep the rate.
 func TestMergeExact(t *testing.T) {
+	t.Parallel()
 	m := New(&crawler.Crawler{}, Options{MaxSamples: 4})
 	for i := 1; i <= 100; i++ {
 		m.mu.Lock()
@@ -48,6 +49,7 @@ func TestMergeExact(t *testing.T) {
 }
 
 func TestRing(t *testing.T) {
+	t.Parallel()
 	var r ring
 	r.add(PageRow{URL: "dropped"}) // no room: kept none
 	if got := r.newestFirst(); len(got) != 0 {
@@ -64,6 +66,7 @@ func TestRing(t *testing.T) {
 }
 
 func TestHostState(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	for _, tc := range []struct {
 		h    politeness.HostStats
@@ -89,6 +92,7 @@ func TestHostState(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
+	t.Parallel()
 	long := string(make([]byte, maxText-1)) + "é" + "tail"
 	got := clip(long)
 	if len(got) > maxText+len("…") || got[len(got)-len("…"):] != "…" {

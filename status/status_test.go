@@ -108,6 +108,7 @@ func waitWithin(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 func TestSamplesGrow(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 3, PagesPerHost: 10})
 	defer w.Close()
 	c := webCrawler(w, 4)
@@ -157,6 +158,7 @@ func TestSamplesGrow(t *testing.T) {
 // A Finish half an interval or more after the last sample adds one, and
 // Run takes no sample once the crawl is finished.
 func TestFinishAddsSample(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 2, PagesPerHost: 5})
 	defer w.Close()
 	c := webCrawler(w, 2)
@@ -185,6 +187,7 @@ func TestFinishAddsSample(t *testing.T) {
 // kept: they stay within MaxSamples and still cover the whole run, so
 // that the pages/s of each interval add up to the pages fetched.
 func TestMergeDuringCrawl(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 2, Hosts: 3, PagesPerHost: 20, Latency: time.Millisecond})
 	defer w.Close()
 	c := webCrawler(w, 4)
@@ -235,6 +238,7 @@ func TestMergeDuringCrawl(t *testing.T) {
 }
 
 func TestHostTables(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 3, Hosts: 6, PagesPerHost: 12,
 		Behavior: func(h int) crawlertest.Behavior {
 			if h == 2 {
@@ -322,6 +326,7 @@ func hostNames(rows []status.HostRow) []string {
 // TestJSONFields pins the field names of /status.json that the page and
 // other readers use.
 func TestJSONFields(t *testing.T) {
+	t.Parallel()
 	c := loopbackCrawler()
 	m := status.New(c, status.Options{MaxPages: 10, Node: "n1"})
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -408,6 +413,7 @@ const evilTitle = `<script>alert(1)</script>`
 // they reach the JSON as data, never the page's HTML, and the report's
 // embedded JSON cannot end its script element.
 func TestNoMarkupFromTheWeb(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -497,6 +503,7 @@ func TestNoMarkupFromTheWeb(t *testing.T) {
 }
 
 func TestReportAndPageParts(t *testing.T) {
+	t.Parallel()
 	m := status.New(&crawler.Crawler{}, status.Options{})
 	m.Sample()
 	m.Sample()
@@ -543,6 +550,7 @@ func TestReportAndPageParts(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	m := status.New(&crawler.Crawler{}, status.Options{})
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "crawler_fetched 0\n") })
 	srv := httptest.NewServer(m.Handler(status.ServerOptions{Token: "s3cret", Metrics: metrics}))
@@ -725,6 +733,7 @@ level=INFO msg="crawl stopping from the status page: the requests in flight end,
 }
 
 func TestNoStopControl(t *testing.T) {
+	t.Parallel()
 	m := status.New(&crawler.Crawler{}, status.Options{})
 	srv := httptest.NewServer(m.Handler(status.ServerOptions{}))
 	defer srv.Close()
@@ -741,6 +750,7 @@ func TestNoStopControl(t *testing.T) {
 }
 
 func TestCheckAddr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		addr, token, want string
 	}{
@@ -777,6 +787,7 @@ func TestCheckAddr(t *testing.T) {
 // next time, in the snapshot and in the host summary; a retired host
 // stays retired.
 func TestFinishedHostsDone(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>one page</title>")
 	}))

@@ -9,6 +9,7 @@ import (
 // eighth evicts the first way the hand finds unused, and a fingerprint
 // used since the hand passed survives it once.
 func TestFPCacheClock(t *testing.T) {
+	t.Parallel()
 	c := newFPCache(1)
 	if c.sets != 1 {
 		t.Fatalf("%d sets for 1 fingerprint, want 1", c.sets)
@@ -49,6 +50,7 @@ func TestFPCacheClock(t *testing.T) {
 // random ones, keeps the last added of each set, and never answers yes for
 // a fingerprint it was not given.
 func TestFPCacheHolds(t *testing.T) {
+	t.Parallel()
 	const n = 70_000
 	c := newFPCache(n)
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -12,6 +12,7 @@ import (
 // system's file system. A small Bloom filter and cache keep the many
 // stores the suite opens light.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, dir string) storetest.State {
 		st, err := store.Open(dir, &store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
 		if err != nil {
@@ -24,6 +25,7 @@ func TestConformance(t *testing.T) {
 // The store's AOPIC frontier keeps it too, ordering each host's entries
 // by importance.
 func TestConformanceAOPIC(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, dir string) storetest.State {
 		st, err := store.Open(dir, &store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
 		if err != nil {

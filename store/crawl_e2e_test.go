@@ -97,6 +97,7 @@ func restart(t *testing.T, fs vfs.FS, st *store.Store) *store.Store {
 // (a path pattern stopped for serving duplicates is not entered again)
 // and its counters' totals.
 func TestResumeKeepsTrapsAndTotals(t *testing.T) {
+	t.Parallel()
 	pages := map[string][]string{"/a": {}}
 	var links []string
 	for i := range 30 {
@@ -166,6 +167,7 @@ func TestResumeKeepsTrapsAndTotals(t *testing.T) {
 // A crawl kept on its seeds' hosts (Scope.SameHost) stays on them when it
 // is resumed without its seeds: the store keeps the hosts.
 func TestResumeKeepsSeedHosts(t *testing.T) {
+	t.Parallel()
 	other := newLinkSite(t, map[string][]string{"/": {}, "/x": {}})
 	s := newLinkSite(t, map[string][]string{
 		"/":  {"/1", other.URL + "/"},
@@ -200,6 +202,7 @@ func TestResumeKeepsSeedHosts(t *testing.T) {
 // resumes on the same in-memory frontier or from a store after a restart:
 // a resumed crawl spends no budget twice.
 func TestResumeKeepsHostBudgets(t *testing.T) {
+	t.Parallel()
 	budget := map[string][]string{"/": {"/p/0", "/p/1", "/p/2", "/p/3"}}
 	for i := range 4 {
 		p := fmt.Sprint(i)
@@ -261,6 +264,7 @@ func TestResumeKeepsHostBudgets(t *testing.T) {
 // A record of the trap rules that does not decode stops the Run with an
 // error that says so: guessing would spend a budget twice.
 func TestResumeRefusesDamagedTrapRecords(t *testing.T) {
+	t.Parallel()
 	s := newLinkSite(t, map[string][]string{"/": {}})
 	for _, name := range []string{"crawler/host-urls", "crawler/query-values"} {
 		st := restart(t, vfs.NewMem(), nil)

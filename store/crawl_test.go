@@ -70,6 +70,7 @@ func crawlSteps(t *testing.T, w *crawlertest.Web, fs *vfs.MemFS, budget int64, c
 // ended with nothing in flight. Each host's robots.txt is fetched once
 // too, in whichever run first met the host.
 func TestCrawlResumesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 8, Hosts: 20, PagesPerHost: 15})
 	defer w.Close()
 	want := w.Depths(w.Seeds()...)

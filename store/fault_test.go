@@ -31,6 +31,7 @@ import (
 // files as last synced. The crawl runs in a child process (this test
 // binary again) so that both can happen.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("STORE_TEST_DISKFULL_DIR"); dir != "" {
 		diskFullChild(dir, os.Getenv("STORE_TEST_DISKFULL_WEB"))
 		return
@@ -112,6 +113,7 @@ func webClient(addr string) *http.Client {
 // crash may cut too) leaves a store that resumes from a consistent earlier
 // state, as after a crash.
 func TestCorruptFiles(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 11, Hosts: 5, PagesPerHost: 10})
 	defer w.Close()
 	fs := vfs.NewCrashableMem()

@@ -12,6 +12,7 @@ import (
 // fingerprints never added are about 1.15%, where seen.Bloom's are 1% in
 // as many bits.
 func TestBlockFilterRate(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1000, 200_000} {
 		f := newBlockFilter(n, func(n int) []uint64 { return make([]uint64, n) })
 		r := rand.New(rand.NewPCG(uint64(n), 1))
@@ -42,6 +43,7 @@ func TestBlockFilterRate(t *testing.T) {
 
 // TestBlockFilterAdd checks add's answer: true the first time, false after.
 func TestBlockFilterAdd(t *testing.T) {
+	t.Parallel()
 	f := newBlockFilter(100, func(n int) []uint64 { return make([]uint64, n) })
 	if f.blocks != 2 { // 960 bits: two blocks of 512
 		t.Fatalf("%d blocks for 100 fingerprints, want 2", f.blocks)

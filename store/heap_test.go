@@ -10,6 +10,7 @@ import (
 // A hostHeap hands out its hosts in key order, whatever was pushed and
 // removed before, by seq of the first entry or by ready time and id.
 func TestHostHeapOrder(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, byReadyAt := range []bool{false, true} {
 		q := &hostHeap{byReadyAt: byReadyAt}

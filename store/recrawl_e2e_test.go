@@ -27,6 +27,7 @@ var versionRE = regexp.MustCompile(`<p class="version">version (\d+)`)
 // Run kept, and gets 304s for unchanged pages. No page the crawl found
 // Unchanged shows a version other than the one it had.
 func TestRecrawlResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two recrawls in real time: 2.5 s")
 	}

@@ -12,6 +12,7 @@ import (
 // MergeURLs, off the crawler's goroutine; Open merges what log is left.
 // Every fingerprint is seen throughout.
 func TestSeenLogMerges(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	o := &Options{FS: fs, ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
 	s, err := Open("crawl", o)
@@ -69,6 +70,7 @@ func TestSeenLogMerges(t *testing.T) {
 // While a merge runs, the store finds its fingerprints in the merge's
 // sorted slice: they are in no set any more, and not yet in the database.
 func TestSeenFoundWhileMerging(t *testing.T) {
+	t.Parallel()
 	o := &Options{FS: vfs.NewMem(), ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
 	s, err := Open("crawl", o)
 	if err != nil {

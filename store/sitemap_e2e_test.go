@@ -14,6 +14,7 @@ import (
 // the sitemaps, but read none, still reads them with robots.txt's scope:
 // the orphans they list are found.
 func TestSitemapsResume(t *testing.T) {
+	t.Parallel()
 	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 3, PagesPerHost: 30, Sitemaps: true})
 	defer w.Close()
 	fs := vfs.NewMem()

@@ -15,6 +15,7 @@ import (
 // writes to one key in the order they were made, and that applying the
 // sorted batch leaves what the batch would have left.
 func TestSorted(t *testing.T) {
+	t.Parallel()
 	db, err := pebble.Open("", &pebble.Options{FS: vfs.NewMem(), Logger: quiet{}})
 	if err != nil {
 		t.Fatal(err)

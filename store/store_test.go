@@ -53,6 +53,7 @@ func entry(host string, i int) frontier.Entry {
 // their order, those handed out and not done among them; the seen-set; each
 // host's next time.
 func TestReopen(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000})
 	if err != nil {
@@ -114,6 +115,7 @@ func TestReopen(t *testing.T) {
 
 // A store written by another version, or held by another Store, is refused.
 func TestOpenRefuses(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 10})
 	if _, err := store.Open("crawl", &store.Options{FS: fs}); err == nil {
@@ -157,6 +159,7 @@ func (a crawlState) equal(b crawlState) bool {
 // earlier than the last one synced. So a step is never half kept: a URL is
 // never seen without being queued.
 func TestCrash(t *testing.T) {
+	t.Parallel()
 	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
 		t.Run(fmt.Sprint("interval=", interval), func(t *testing.T) { testCrash(t, interval, false) })
 	}
@@ -282,6 +285,7 @@ func stateOf(t *testing.T, fs vfs.FS, next uint64, aopic bool) crawlState {
 
 // A store holds one crawl: Claim records it, and refuses another.
 func TestClaim(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 10})
 	if err := st.Claim("seeds: a b"); err != nil {
@@ -300,6 +304,7 @@ func TestClaim(t *testing.T) {
 // A value kept is written with the group of steps committed, only when it
 // changed, and read back by a reopened store.
 func TestKeep(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 1000})
 	calls, n := 0, 0
@@ -337,6 +342,7 @@ func TestKeep(t *testing.T) {
 // An AOPIC frontier closed and reopened has its credits back exactly: the
 // same importance for every page, the same order.
 func TestAOPICReopen(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 1000})
 	a := new(frontier.AOPIC)
@@ -423,11 +429,16 @@ func TestAOPICReopen(t *testing.T) {
 // load them again while the group in progress holds pushes, removals and
 // retries of their queues; a cache of 4 fingerprints evicts those added.
 func TestModel(t *testing.T) {
+	t.Parallel()
+	seeds := uint64(20)
+	if testing.Short() {
+		seeds = 4 // the quick loop; the full run tries all 20
+	}
 	for _, interval := range []time.Duration{time.Hour, time.Nanosecond, -1} {
 		for _, perHost := range []int{1, 3, -1} {
 			t.Run(fmt.Sprintf("interval=%v,perHost=%d", interval, perHost), func(t *testing.T) {
 				t.Parallel()
-				for seed := range uint64(20) {
+				for seed := range seeds {
 					testModel(t, seed, interval, perHost)
 					if t.Failed() {
 						t.Fatalf("seed %d", seed)
@@ -518,6 +529,7 @@ func sameEntry(a, b frontier.Entry) bool {
 // with a cache too small to help, the fingerprints it found are seen, those
 // it did not are new, and the Adds that follow read nothing more.
 func TestPrepare(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	o := store.Options{ExpectedURLs: -1, CachedURLs: -1} // every test reaches the store
 	st := open(t, fs, o)
@@ -556,6 +568,7 @@ func TestPrepare(t *testing.T) {
 // hit, though Prepare put the fingerprint in the cache for it; the tests
 // of it after that are cache hits.
 func TestSeenStatsCountPrepared(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	o := store.Options{ExpectedURLs: -1} // no Bloom filter: every test asks the cache, then the store
 	st := open(t, fs, o)
@@ -582,6 +595,7 @@ func TestSeenStatsCountPrepared(t *testing.T) {
 // leaves those handed out, and reports the hosts' ready times; Hold makes
 // a host wait. Both are durable with the step.
 func TestDrainHold(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{FS: fs, ExpectedURLs: 1000})
 	f := st.Frontier()
@@ -643,6 +657,7 @@ func TestDrainHold(t *testing.T) {
 // by id under their own name only (not one that the name starts), and
 // kept by a reopened store.
 func TestRecords(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 1000})
 	for _, id := range []uint64{3, 1, 1 << 63, 2} {
@@ -684,6 +699,7 @@ func TestRecords(t *testing.T) {
 // BeforeCommit runs before each group is applied, and its error fails the
 // commit with nothing of the group applied.
 func TestBeforeCommit(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	var calls int
 	var fail error
@@ -711,6 +727,7 @@ func TestBeforeCommit(t *testing.T) {
 }
 
 func TestOpenRefusesOtherFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>a copy of a site</p>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -740,6 +757,7 @@ func TestOpenRefusesOtherFiles(t *testing.T) {
 // TestOnDone checks that OnDone sees each Done of both frontiers, with its
 // Result, before the step is committed.
 func TestOnDone(t *testing.T) {
+	t.Parallel()
 	for _, aopic := range []bool{false, true} {
 		var got []string
 		st := open(t, nil, store.Options{OnDone: func(e frontier.Entry, r frontier.Result) {

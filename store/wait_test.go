@@ -17,6 +17,7 @@ import (
 // was not recorded. A host's record of
 // format 3, without a wait, is read as a wait unknown.
 func TestHostWaitsAgainWhenOpened(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewMem()
 	o := &Options{FS: fs, ExpectedURLs: -1, SyncInterval: -1}
 	s, err := Open("crawl", o)
