@@ -1,0 +1,170 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/zeebo/xxh3"
+
+	"crawler/canon"
+	"crawler/fetch"
+	"crawler/frontier"
+	"crawler/internal/links"
+	"crawler/revisit"
+	"crawler/traps"
+)
+
+// readResponse fills p from resp: counters, redirect target, and for HTML
+// the links and directives; and o with what the scheduler needs of it:
+// for a 2xx response, the content fingerprint (and html for HTML).
+func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
+	e := o.entry
+	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
+	o.visit.Status, o.visit.ETag, o.visit.LastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.visit.Gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || fetch.IsRedirect(resp.Status)
+	p.ContentType = resp.Header.Get("Content-Type")
+	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)
+	r.countResponse(resp)
+	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
+
+	if fetch.IsRedirect(resp.Status) {
+		r.readRedirect(p, u, e, resp.Header.Get("Location"))
+		return
+	}
+	// Links are taken from successful HTML pages and sitemaps only: an
+	// error page's links are the site's navigation at best, and a trap at
+	// worst.
+	if resp.Status/100 != 2 {
+		return
+	}
+	if !links.IsHTML(p.ContentType, p.Body) {
+		if r.c.Recrawl != nil { // only revisits compare other bodies
+			o.visit.Content = xxh3.Hash(p.Body)
+		}
+		p.Links, o.visit.LastMods = r.readSitemap(ctx, u, e, p.Body)
+		return
+	}
+	r.readHTML(p, u, o)
+}
+
+// readRedirect sets the redirect target of p, the page of e at u: loc
+// resolved, unless it does not resolve or e is MaxRedirects hops from
+// where it started, which p.Err then says. It counts either.
+func (r *runState) readRedirect(p *Page, u *url.URL, e frontier.Entry, loc string) {
+	target, err := r.canon.Resolve(u, loc)
+	switch {
+	case loc == "" || err != nil:
+		p.Err = fmt.Errorf("%w: %q", ErrBadRedirect, loc)
+		r.stats.addError(KindBadRedirect)
+	case e.Hops+1 > r.maxRedirects:
+		p.Redirect = target
+		p.Err = fmt.Errorf("%w: %d hops to %s", ErrTooManyRedirects, e.Hops+1, target)
+		r.stats.addError(KindTooManyRedirects)
+	default:
+		p.Redirect = target
+		r.stats.redirects.Add(1)
+	}
+}
+
+// readHTML fills p, the 2xx HTML page of o at u, with what its body says:
+// robots directives, title, links (counting those dropped), canonical
+// link and the page it is a near-duplicate of; and o with its content
+// fingerprint.
+func (r *runState) readHTML(p *Page, u *url.URL, o *outcome) {
+	e := o.entry
+	ex := links.Extract(p.Body, r.c.IgnoreNoFollow, r.agentToken, r.maxLinks)
+	if ex.TooMany {
+		r.stats.linksTruncated.Add(1)
+		r.log.Warn("links cut short", "url", e.URL, "max_links", r.maxLinks)
+	}
+	p.NoFollow, p.NoIndex = p.NoFollow || ex.MetaNoFollow, p.NoIndex || ex.MetaNoIndex
+	p.Title = ex.Title
+	l := links.Resolve(r.canon, u, &ex, &r.linkSets)
+	p.Links, p.NoFollowLinks, p.Canonical = l.Links, l.NoFollow, l.Canonical
+	if tooLong := ex.LongHrefs + l.TooLong; tooLong > 0 {
+		r.stats.addTrap(traps.URLLength, int64(tooLong))
+	}
+	if l.OtherSchemes > 0 { // mailto:, javascript: and the like
+		r.stats.otherSchemes.Add(int64(l.OtherSchemes))
+	}
+	if l.Bad > 0 {
+		r.stats.badLinks.Add(int64(l.Bad))
+	}
+	o.visit.Content, o.html = ex.Content, true
+	if r.nearDups != nil && !o.visit.Revisit {
+		if p.NearDuplicateOf = r.nearDups.FindOrAdd(e.URL, p.Body); p.NearDuplicateOf != "" {
+			r.stats.nearDuplicates.Add(1)
+		}
+	}
+}
+
+// compare tells p, the page of a revisit, and o whether the page is as
+// the visit before saw it: a 304 Not Modified, or a 2xx with the same
+// content fingerprint.
+func (r *runState) compare(p *Page, o *outcome, last *revisit.Last) {
+	if !o.visit.Unchanged(last) {
+		return
+	}
+	if o.visit.Status == http.StatusNotModified {
+		r.stats.notModified.Add(1)
+	}
+	p.Unchanged = true
+	r.stats.unchanged.Add(1)
+}
+
+// readSitemap returns the links of body, the response at u, if it is a
+// sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
+// under Recrawl, counting it. MaxLinksPerPage does not apply: the
+// protocol bounds a sitemap to 50,000 URLs.
+func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []revisit.LastMod) {
+	l := r.sitemaps.Read(ctx, u, e.FP, body)
+	if l == nil {
+		return nil, nil
+	}
+	r.stats.sitemaps.Add(1)
+	r.stats.outOfScope.Add(int64(l.OutOfScope))
+	for _, err := range l.Unresolved {
+		r.badLink(err)
+	}
+	if l.Err != nil {
+		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
+	}
+	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
+	var lastmods []revisit.LastMod
+	for _, m := range l.LastMods {
+		lastmods = append(lastmods, revisit.LastMod{FP: m.FP, At: m.At})
+	}
+	return l.URLs, lastmods
+}
+
+// listsSitemaps reports whether the robots.txt of origin lists sitemaps,
+// fetching it if needed: sitemap.Discovery.ListsSitemaps.
+func (r *runState) listsSitemaps(ctx context.Context, origin string) bool {
+	rules, _, err := r.robots.Get(ctx, origin)
+	return err == nil && len(rules.Sitemaps()) > 0
+}
+
+// badLink counts a link that did not resolve, by err.
+func (r *runState) badLink(err error) {
+	switch {
+	case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
+		r.stats.otherSchemes.Add(1)
+	case errors.Is(err, canon.ErrTooLong):
+		r.stats.addTrap(traps.URLLength, 1)
+	default:
+		r.stats.badLinks.Add(1)
+	}
+}
+
+// countResponse adds a response to the counters.
+func (r *runState) countResponse(resp *fetch.Response) {
+	r.stats.fetched.Add(1)
+	r.stats.bytes.Add(int64(len(resp.Body)))
+	r.stats.addStatus(resp.Status)
+	if resp.Truncated {
+		r.stats.truncated.Add(1)
+	}
+}
