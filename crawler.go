@@ -16,6 +16,7 @@ import (
 	"crawler/politeness"
 	"crawler/revisit"
 	"crawler/seen"
+	"crawler/simhash"
 	"crawler/sitemap"
 	"crawler/traps"
 )
@@ -132,9 +133,9 @@ type Crawler struct {
 	Recrawl *revisit.Config
 	// NearDuplicates, if not nil, marks the HTML pages whose text is a
 	// near-duplicate of a page fetched earlier in the Run
-	// (Page.NearDuplicateOf), by SimHash; see [NearDuplicates]. Nil: no
+	// (Page.NearDuplicateOf), by SimHash; see [simhash.Config]. Nil: no
 	// such test.
-	NearDuplicates *NearDuplicates
+	NearDuplicates *simhash.Config
 	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
 	// meta robots says nofollow.
 	IgnoreNoFollow bool
@@ -314,7 +315,7 @@ func (c *Crawler) validate() error {
 		errs = append(errs, err)
 	}
 	if c.NearDuplicates != nil {
-		if err := c.NearDuplicates.validate(); err != nil {
+		if err := c.NearDuplicates.Validate(); err != nil {
 			errs = append(errs, err)
 		}
 	}

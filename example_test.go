@@ -2,8 +2,6 @@ package crawler_test
 
 import (
 	"context"
-	"crawler/fetch"
-	"crawler/politeness"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/simhash"
 
 	"crawler"
 )
@@ -139,7 +141,7 @@ func ExampleChain() {
 // Near-duplicates: two URLs serve the same story with another date line;
 // the one fetched second names the first. A third page, of other text, is
 // no near-duplicate.
-func ExampleNearDuplicates() {
+func ExampleCrawler_nearDuplicates() {
 	story := strings.Repeat("The council met on Tuesday to discuss the new bridge over the river and its cost. ", 20)
 	site := http.NewServeMux()
 	site.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -168,8 +170,8 @@ func ExampleNearDuplicates() {
 			}
 			return nil
 		}),
-		NearDuplicates: &crawler.NearDuplicates{}, // within simhash.DefaultDistance bits
-		Workers:        1,                         // one page at a time: the story is fetched first
+		NearDuplicates: &simhash.Config{}, // within simhash.DefaultDistance bits
+		Workers:        1,                 // one page at a time: the story is fetched first
 		Pacing:         politeness.Pacing{Delay: -1},
 		Fetcher: &fetch.HTTPFetcher{Addresses: fetch.AddressPolicy{
 			AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())},

@@ -8,6 +8,7 @@ import (
 	"crawler"
 	"crawler/crawlertest"
 	"crawler/fetch"
+	"crawler/simhash"
 )
 
 // On a web with near-duplicate families (the same story with another date
@@ -29,7 +30,7 @@ func TestNearDuplicatesOnWeb(t *testing.T) {
 	}
 	pages := &collect{}
 	c := &crawler.Crawler{Handler: pages, Fetcher: &fetch.HTTPFetcher{Client: w.Client()}, Pacing: noPacing, Workers: 8,
-		NearDuplicates: &crawler.NearDuplicates{}}
+		NearDuplicates: &simhash.Config{}}
 	if err := c.Run(context.Background(), w.Seeds()...); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestNearDuplicatesSkipLinks(t *testing.T) {
 		pages := &collect{}
 		c := fast(pages)
 		c.Workers = 1 // /a is fetched before /b
-		c.NearDuplicates = &crawler.NearDuplicates{SkipLinks: skip}
+		c.NearDuplicates = &simhash.Config{SkipLinks: skip}
 		if err := c.Run(context.Background(), s.URL+"/"); err != nil {
 			t.Fatal(err)
 		}

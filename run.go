@@ -16,6 +16,7 @@ import (
 	"crawler/politeness"
 	"crawler/revisit"
 	"crawler/seen"
+	"crawler/simhash"
 	"crawler/sitemap"
 	"crawler/traps"
 )
@@ -31,7 +32,7 @@ type runState struct {
 	robots   *politeness.RobotsCache
 	scope    *scopeCheck
 	traps    *traps.Guard
-	nearDups *nearDuplicates // nil without Crawler.NearDuplicates
+	nearDups *simhash.Detector // nil without Crawler.NearDuplicates
 	log      *slog.Logger
 	stats    *counters
 	before   *Stats // the totals of the crawl before this Run; nil: none
@@ -128,7 +129,6 @@ func (c *Crawler) newRun(h Handler) *runState {
 		maxRetries:   politeness.Or(c.MaxRetries, DefaultMaxRetries),
 		maxLinks:     politeness.Or(c.MaxLinksPerPage, DefaultMaxLinksPerPage),
 		hostTab:      politeness.NewHosts(c.Pacing),
-		nearDups:     newNearDuplicates(c.NearDuplicates),
 		hosts:        map[string]struct{}{},
 		seeds:        map[uint64]bool{},
 		seedErrs:     map[uint64]error{},
@@ -138,6 +138,9 @@ func (c *Crawler) newRun(h Handler) *runState {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	c.made.lend(c, r)
+	if c.NearDuplicates != nil {
+		r.nearDups = simhash.NewDetector(c.NearDuplicates.Distance)
+	}
 	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
 	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
 	if !c.IgnoreRobots {

@@ -59,7 +59,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	}
 	p := r.read(ctx, u, &o, j.last, &a)
 	r.handle(ctx, p, &o)
-	skipLinks := p.NearDuplicateOf != "" && r.nearDups.skipLinks
+	skipLinks := p.NearDuplicateOf != "" && r.c.NearDuplicates.SkipLinks
 	if (!p.NoFollow || r.c.IgnoreNoFollow) && !skipLinks {
 		r.scopeLinks(p, e, &o)
 	}

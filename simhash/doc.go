@@ -22,7 +22,7 @@
 //
 // [OfHTML] fingerprints the visible text of an HTML page. Its features were
 // chosen by measurement on the near-duplicate families of crawlertest
-// (Config.NearDuplicates: the variants of a story differ in a date line, a
+// (crawlertest.Config.NearDuplicates: the variants of a story differ in a date line, a
 // related-links box and a read counter; other stories share the site's
 // nav bar, footer and words), comparing single words and word 2-, 3- and
 // 4-shingles, weighted or not, for k from 3 to 8 (measure_test.go). Single
@@ -52,5 +52,6 @@
 //
 // [Detector] is what a crawl uses of both: it fingerprints each HTML page
 // given to it and tells which earlier page, by URL, it is a near-duplicate
-// of, keeping the others (Crawler.NearDuplicates runs on it).
+// of, keeping the others; [Config] is the crawler's setting for it
+// (Crawler.NearDuplicates).
 package simhash

@@ -56,6 +56,7 @@ import (
 	"crawler/politeness"
 	"crawler/revisit"
 	"crawler/seen"
+	"crawler/simhash"
 	"crawler/store"
 )
 
@@ -450,7 +451,7 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		c.MaxPages = 0
 	}
 	if o.nearDups {
-		c.NearDuplicates = &crawler.NearDuplicates{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
+		c.NearDuplicates = &simhash.Config{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
 	}
 	if o.recrawl {
 		c.Recrawl = &revisit.Config{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
