@@ -20,9 +20,8 @@ type control struct {
 	changed chan struct{} // closed at the next change; nil until asked for
 }
 
-// Pause stops the crawl from starting URLs: the fetches in flight end, and
-// no new one starts until Resume. A paused Run holds its place (budgets,
-// pacing and the frontier stay as they were) and still stops when its
+// Pause stops the crawl from starting URLs until Resume; the fetches in
+// flight end. A paused Run holds its place and still stops when its
 // context is done; a Crawler paused before Run starts paused. Safe to call
 // at any time, from any goroutine.
 func (c *Crawler) Pause() { c.setPaused(true) }
@@ -61,13 +60,11 @@ func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
 	return k.paused, k.changed
 }
 
-// RetireHost gives up on host (host[:port], as in canonical URLs) for the
-// rest of the current Run, as Pacing does after Pacing.MaxFailures failures:
-// its waiting URLs are reported to the Handler with an error wrapping
-// politeness.ErrHostRetired and are not fetched. Its fetches in flight end
-// as they would. It reports whether the host was retired by this call, and
-// fails with ErrNotRunning when no Run is running. A later Run crawls the
-// host again. Safe to call from any goroutine.
+// RetireHost gives up on host (host[:port]) for the rest of the current
+// Run, as Pacing does after MaxFailures failures: its waiting URLs reach
+// the Handler with politeness.ErrHostRetired, unfetched. It reports
+// whether this call retired it; ErrNotRunning outside Run. Safe to call
+// from any goroutine.
 func (c *Crawler) RetireHost(host, reason string) (bool, error) {
 	r := c.active.Load()
 	if r == nil {
@@ -83,9 +80,8 @@ func (c *Crawler) RetireHost(host, reason string) (bool, error) {
 	return true, nil
 }
 
-// Stats returns a snapshot of the counters of the current Run, or of the
-// last one once it has returned. It is safe to call at any time, from any
-// goroutine.
+// Stats returns the counters of the current Run, or of the last one. Safe
+// to call at any time, from any goroutine.
 func (c *Crawler) Stats() Stats {
 	if s := c.stats.Load(); s != nil {
 		return s.counts.snapshot()
@@ -93,9 +89,8 @@ func (c *Crawler) Stats() Stats {
 	return Stats{Status: map[int]int64{}, Errors: map[string]int64{}, Traps: map[string]int64{}}
 }
 
-// HostStats returns the traffic accounting of every host contacted in the
-// current Run, or the last one once it has returned, sorted by host. It is
-// safe to call at any time, from any goroutine; it costs O(hosts).
+// HostStats returns the accounting of every host contacted in the current
+// Run, or the last one, sorted by host. Safe to call at any time.
 func (c *Crawler) HostStats() []politeness.HostStats {
 	if t := c.hostStats.Load(); t != nil {
 		return t.Snapshot()
@@ -103,12 +98,10 @@ func (c *Crawler) HostStats() []politeness.HostStats {
 	return nil
 }
 
-// TotalStats returns the counters of the whole crawl: those of the current
-// Run, or the last one, added to those of every Run before it, those of
-// earlier processes a durable frontier kept included (see the package
-// doc). Elapsed is the Runs' time; the gauges (Seen, Frontier, InFlight,
-// Hosts) are the current Run's. Safe to call at any time, from any
-// goroutine.
+// TotalStats returns the counters of the whole crawl, every Run's added,
+// those a durable frontier kept included (see the package doc); the
+// gauges (Seen, Frontier, InFlight, Hosts) are the last Run's. Safe to
+// call at any time, from any goroutine.
 func (c *Crawler) TotalStats() Stats {
 	last := c.stats.Load()
 	if last == nil {
@@ -123,11 +116,9 @@ func (c *Crawler) TotalStats() Stats {
 	return last.before.plus(last.counts.snapshot())
 }
 
-// HostSummary counts the hosts of the current Run, or the last one, by
-// their state at now, as politeness.SummarizeHosts(c.HostStats(), now)
-// does, without copying or sorting them: it costs O(hosts) with the host
-// table held, a few nanoseconds a host. Safe to call at any time, from any
-// goroutine.
+// HostSummary is politeness.SummarizeHosts(c.HostStats(), now) without
+// copying or sorting the hosts: a few nanoseconds a host. Safe to call at
+// any time.
 func (c *Crawler) HostSummary(now time.Time) politeness.HostSummary {
 	if t := c.hostStats.Load(); t != nil {
 		return t.Summary(now)
@@ -135,15 +126,11 @@ func (c *Crawler) HostSummary(now time.Time) politeness.HostSummary {
 	return politeness.HostSummary{}
 }
 
-// RobotsAllowed reports whether robots.txt lets the crawl fetch rawURL,
-// an absolute http(s) URL, by the current Run's robots.txt cache and User-Agent.
-// The first URL of an origin fetches its robots.txt through the Run's
-// Fetcher (counted in Stats.RobotsFetched); a robots.txt that cannot be
-// had disallows, as RFC 9309 says. It is for the requests a Fetcher makes
-// on its own for a page, such as those of a browser rendering it
-// (package render): the crawler asks for its own page requests itself.
-// Under IgnoreRobots it reports true. It fails with ErrNotRunning outside
-// Run. Safe to call from any goroutine.
+// RobotsAllowed reports whether robots.txt lets the current Run fetch
+// rawURL, an absolute http(s) URL, fetching the file if needed; one that
+// cannot be had disallows (RFC 9309). It is for the requests a Fetcher
+// makes on its own, such as a browser's (package render). Under
+// IgnoreRobots it reports true; ErrNotRunning outside Run.
 func (c *Crawler) RobotsAllowed(ctx context.Context, rawURL string) (bool, error) {
 	r := c.active.Load()
 	if r == nil {

@@ -42,18 +42,13 @@ var (
 	ErrNotRunning       = errors.New("crawler: no Run is running")
 	ErrTooManyRedirects = errors.New("crawler: too many redirects")
 	ErrBadRedirect      = errors.New("crawler: redirect without a valid Location")
-	// ErrNoPages is wrapped by the error of a Run that was given seeds
-	// and ended without a response to any page request: see
-	// [NoPagesError].
+	// ErrNoPages is wrapped by a [*NoPagesError].
 	ErrNoPages = errors.New("crawler: no seed yielded a page")
-	// ErrSeedsRefused is wrapped by the error of a Run none of whose seeds
-	// could be fetched because the fetcher refused every one's address
-	// (fetch.ErrBlockedAddress): loopback or private, not allowed. That
-	// error is a [*NoPagesError].
+	// ErrSeedsRefused is wrapped by a [*NoPagesError] when the address
+	// policy refused every seed (fetch.ErrBlockedAddress).
 	ErrSeedsRefused = errors.New("crawler: every seed was refused by the address policy")
-	// ErrDisallowed is why a seed that robots.txt disallows yielded no
-	// page, in a [NoPagesError]. Disallowed URLs are not given to the
-	// Handler.
+	// ErrDisallowed is why a seed robots.txt disallows yielded no page (in
+	// a [NoPagesError]); disallowed URLs do not reach the Handler.
 	ErrDisallowed = errors.New("crawler: disallowed by robots.txt")
 )
 
@@ -71,17 +66,15 @@ type Crawler struct {
 	// Fetcher fetches pages and robots.txt. Nil: a [fetch.HTTPFetcher]
 	// with its defaults, which refuse loopback and private addresses.
 	Fetcher fetch.Fetcher
-	// Frontier orders the URLs to fetch and says how many requests may be
-	// in flight to one host (its PerHost). Nil: a [frontier.FIFO], one
-	// request at a time per host.
+	// Frontier orders the URLs to fetch and bounds the requests in flight
+	// to a host (its PerHost). Nil: a [frontier.FIFO], one at a time.
 	Frontier frontier.Frontier
 	// Seen is the URL-seen set. Nil: a [seen.Exact].
 	Seen seen.Set
 	// Canon canonicalizes URLs. Nil: the core rules only.
 	Canon *canon.Canonicalizer
-	// Robots caches robots.txt per host. Nil: a cache with the defaults.
-	// A cache whose Fetch is nil lends its settings to one that fetches
-	// through Fetcher.
+	// Robots caches robots.txt per host. Nil: the defaults. A cache whose
+	// Fetch is nil lends its settings to one that fetches through Fetcher.
 	Robots *politeness.RobotsCache
 	// Scope says which links are followed.
 	Scope Scope
@@ -105,15 +98,14 @@ type Crawler struct {
 	// included. 0 or negative: no bound beyond the per-host pacing.
 	MaxRate float64
 	// MaxRetries is how often a URL whose request failed (429, 5xx, no
-	// response) is tried again, after its host's backoff; each try counts
-	// against MaxPages. 0: DefaultMaxRetries; negative: none.
+	// response) is tried again, each try counting against MaxPages. 0:
+	// DefaultMaxRetries; negative: none.
 	MaxRetries int
 	// MaxRedirects is the longest redirect chain followed. 0:
 	// DefaultMaxRedirects; negative: none followed.
 	MaxRedirects int
-	// MaxLinksPerPage bounds the links taken from one HTML page; the page
-	// counts in Stats.LinksTruncated. 0: DefaultMaxLinksPerPage; negative:
-	// no bound but the body's.
+	// MaxLinksPerPage bounds the links taken from one HTML page (see
+	// Stats.LinksTruncated). 0: DefaultMaxLinksPerPage; negative: none.
 	MaxLinksPerPage int
 	// MaxPages bounds the page requests of one Run (robots.txt not
 	// counted). 0 or negative: no limit.
@@ -127,17 +119,12 @@ type Crawler struct {
 	// the zero value, sitemap.Listed, reads those robots.txt files list.
 	Sitemaps sitemap.Policy
 	// Recrawl, if not nil, keeps revisiting the pages fetched, by their
-	// estimated rates of change, until the Run's context is done or a
-	// budget is spent; see [revisit.Config]. Nil: each page is fetched
-	// once.
+	// rates of change ([revisit.Config]). Nil: each page is fetched once.
 	Recrawl *revisit.Config
 	// NearDuplicates, if not nil, marks the HTML pages whose text is a
-	// near-duplicate of a page fetched earlier in the Run
-	// (Page.NearDuplicateOf), by SimHash; see [simhash.Config]. Nil: no
-	// such test.
+	// near-duplicate of an earlier one ([simhash.Config]). Nil: none.
 	NearDuplicates *simhash.Config
-	// IgnoreNoFollow, if set, follows rel="nofollow" links and pages whose
-	// meta robots says nofollow.
+	// IgnoreNoFollow, if set, follows nofollow links and pages.
 	IgnoreNoFollow bool
 
 	running   atomic.Bool
@@ -148,25 +135,19 @@ type Crawler struct {
 	made      made // what Runs made for nil fields, kept for the next Run
 }
 
-// Run crawls from the seeds until the frontier is exhausted, a budget
-// (MaxPages, MaxBytes) is reached, or ctx is done. It returns nil in the
-// first two cases, and in the last a [*StoppedError] with the context's
-// cause and the number of URLs left. But a Run whose frontier was
-// exhausted without a response to any page request, though it was given
-// seeds (not all seen before), returns a [*NoPagesError] saying why each
-// seed yielded no page: its host unreachable (such as a name that does
-// not exist, retired within seconds: see Pacing.NotFoundRetries), its
-// address refused, robots.txt disallowing it. Every goroutine it started
-// has exited when it returns. A seed that is not a valid http(s) URL
-// makes Run return an error before anything is fetched.
+// Run crawls from the seeds until the frontier is exhausted or a budget
+// (MaxPages, MaxBytes) spent, and returns nil; or until ctx is done, and
+// returns a [*StoppedError]. A Run given new seeds none of which yielded
+// a response returns a [*NoPagesError] saying why (a host whose name does
+// not exist is retired within seconds: Pacing.NotFoundRetries). A seed
+// that is not an http(s) URL is an error before anything is fetched.
+// Every goroutine Run started has exited when it returns.
 //
-// When ctx is done, Run stops handing out URLs and aborts the fetches and
-// robots.txt requests in flight through their context; it waits only for
-// Handler calls already running, which see the same ctx and should return
-// promptly. The URLs cut short go back to the frontier, and a later Run on
-// the same Crawler (with no seeds, or the same ones) resumes there (see
-// the package doc). A Fetcher of your own must return promptly when its
-// ctx is done, and its idle connections are yours to close.
+// When ctx is done, Run aborts the requests in flight through it and
+// waits for the Handler calls running, which should return promptly; a
+// later Run resumes the crawl (see the package doc). A Fetcher of your own
+// must return promptly when its ctx is done; its idle connections are
+// yours to close.
 func (c *Crawler) Run(ctx context.Context, seeds ...string) error {
 	return c.runWith(ctx, c.Handler, seeds)
 }
@@ -206,10 +187,8 @@ func (c *Crawler) runWith(ctx context.Context, h Handler, seeds []string) error 
 	return err
 }
 
-// StoppedError is the error of a Run that its context stopped: the
-// context's cause, and what was left for a later Run to resume. It unwraps
-// to the cause, so errors.Is(err, context.Canceled) holds for a cancelled
-// Run.
+// StoppedError is the error of a Run that its context stopped. It unwraps
+// to the cause: errors.Is(err, context.Canceled) holds for a cancelled Run.
 type StoppedError struct {
 	Cause    error // context.Cause of Run's ctx
 	Frontier int   // URLs left in the frontier, as Stats().Frontier
@@ -222,18 +201,12 @@ func (e *StoppedError) Error() string {
 // Unwrap returns the cause.
 func (e *StoppedError) Unwrap() error { return e.Cause }
 
-// NoPagesError is the error of a Run that was given seeds and ended, its
-// frontier exhausted, without a response to any page request: every
-// seed failed, and Seeds says why each did. A Run that ctx stopped
-// returns a [*StoppedError] instead, and one that spent its budget
-// (MaxPages, MaxBytes) nil, whatever it fetched. In a crawl shared by
-// several frontiers (frontier.Exchanger), each Run judges by its own
-// seeds and pages.
-//
-// It unwraps to [ErrNoPages], to [ErrSeedsRefused] when the address
-// policy refused every seed, and to the error of each seed, so that
-// errors.Is(err, fetch.ErrBlockedAddress), or errors.As(err, &dnsErr)
-// with a *net.DNSError, look into them.
+// NoPagesError is the error of a Run given seeds whose frontier emptied
+// without a response to any page request: Seeds says why each seed
+// failed (its name not found, its address refused, robots.txt...). In a
+// crawl shared by several frontiers, each Run judges by its own seeds. It
+// unwraps to [ErrNoPages], to [ErrSeedsRefused] when the address policy
+// refused every seed, and to each seed's error, for errors.Is and As.
 type NoPagesError struct {
 	Seeds []SeedError // the Run's seeds (those seen before it excepted), in the order given
 }
@@ -241,18 +214,15 @@ type NoPagesError struct {
 // SeedError is a seed of a [NoPagesError], and why it yielded no page.
 type SeedError struct {
 	URL string // the seed, canonical
-	// Err is why: the Err its Page was given (a fetch error; for a host
-	// retired, politeness.ErrHostRetired naming the host and wrapping the
-	// cause; for an address refused, fetch.ErrBlockedAddress), or
-	// ErrDisallowed.
+	// Err is why: its Page's Err (a fetch error, fetch.ErrBlockedAddress,
+	// politeness.ErrHostRetired wrapping the cause), or ErrDisallowed.
 	Err error
 }
 
 // maxSeedsShown bounds the seeds that the text of a NoPagesError lists.
 const maxSeedsShown = 10
 
-// Error says why each seed yielded no page, on a line of its own when
-// there are several (the first maxSeedsShown of them, and how many more).
+// Error says why each seed yielded no page, a line each (the first ten).
 func (e *NoPagesError) Error() string {
 	var b strings.Builder
 	if e.refused() {
@@ -278,8 +248,7 @@ func (e *NoPagesError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrNoPages, ErrSeedsRefused if every seed was refused
-// its address, and the error of each seed.
+// Unwrap returns ErrNoPages, ErrSeedsRefused and each seed's error.
 func (e *NoPagesError) Unwrap() []error {
 	errs := []error{ErrNoPages}
 	if e.refused() {

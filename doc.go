@@ -33,70 +33,49 @@
 // (revisit.Tracker), and a durable frontier commits the step (keep.go).
 //
 // One scheduler goroutine owns the frontier and the seen-set, so neither
-// needs locks; Workers goroutines do the parallel work. Run returns when
-// the frontier is empty, a budget (MaxPages, MaxBytes) is spent, or its
-// context is done, and every goroutine it started has exited by then; if
-// the frontier emptied without a response to any page, it returns a
-// [*NoPagesError] saying why each seed yielded none.
-// Cancelling the context aborts the fetches in flight and puts their URLs
-// back in the frontier, so a second Run on the same Crawler resumes (see
-// Stopping, resuming and durable crawls, below).
+// needs locks; Workers goroutines do the parallel work.
 //
 // # Defaults
 //
-// The zero Crawler is polite: it obeys robots.txt as RFC 9309 says, sends
-// one request at a time to a host and paces each host as
-// [politeness.Pacing] says (at least 1 s between requests, more for a slow
-// host or one whose robots.txt asks, backoff and Retry-After on failures,
-// a host retired after 5 failures in a row), retries a failed URL twice,
-// follows at most 10 redirects, honours rel="nofollow", <meta
-// name="robots"> and X-Robots-Tag, bounds what crawler traps can cost
-// ([Crawler.Traps], package [traps]) and crawls breadth-first
-// ([frontier.FIFO]; [frontier.AOPIC] crawls the most important pages
-// first). The default fetcher
-// ([fetch.HTTPFetcher]) reads at most 10 MiB of a body in at most 30 s,
-// keeps no cookies, caches DNS, and refuses to connect to loopback,
-// private, link-local and other special-purpose addresses, checked after
-// DNS resolution and on every redirect hop ([fetch.AddressPolicy] allows
-// some, such as a test server on 127.0.0.1).
+// The zero Crawler is polite: it obeys robots.txt (RFC 9309), sends one
+// request at a time to a host, paces each host as [politeness.Pacing] says
+// (at least 1 s apart, more for a slow host or a Crawl-delay, backoff and
+// Retry-After on failures), retries a failed URL twice, follows 10
+// redirects, honours nofollow and noindex, bounds what crawler traps cost
+// (package [traps]) and crawls breadth-first ([frontier.FIFO]). The default
+// fetcher ([fetch.HTTPFetcher]) reads at most 10 MiB of a body in 30 s,
+// caches DNS, and refuses loopback, private and other special-purpose
+// addresses after DNS resolution and on every redirect hop
+// ([fetch.AddressPolicy] allows some, such as a test server).
 //
 // # Stopping, resuming and durable crawls
 //
-// A crawl outlives its Runs. The frontier and seen-set a Run makes for
-// nil fields stay in the Crawler, so a second Run resumes the first, and
-// so do the trap rules' counts and the revisits. A Run stopped by its
-// context puts the URLs cut short back in the frontier, unfetched and
-// uncounted: a page is requested again only if its first request was cut
-// short.
+// A crawl outlives its Runs: the frontier and seen-set a Run makes for nil
+// fields stay in the Crawler, with the trap rules' counts and the
+// revisits, so a second Run resumes the first. A Run stopped by its
+// context puts the URLs cut short back in the frontier, uncounted.
 //
-// A durable frontier (package store: a [frontier.Committer] that is also
-// a [frontier.Keeper] and [frontier.Recorder]) keeps the crawl across
-// processes: the URLs waiting, the seen-set, [Crawler.TotalStats], the
-// seeds' hosts (Scope.SameHost), the trap rules' counts and stopped
-// patterns, and each revisited page's visits (Crawler.Recrawl) are
-// written together, a step at a time, and a process killed with kill -9
-// loses none of the steps committed. What was in flight when it died was
-// recorded nowhere: those pages are fetched again (the counters kept may
-// count them twice), and a Run that resumes a crawl asks no host before
-// Pacing.MinDelay has passed. Two things are kept for the Run only: the
-// near-duplicate fingerprints (Crawler.NearDuplicates) and, without
-// Scope.MaxDepth, the shorter paths found to a URL while it waited
-// (Page.Depth).
+// A durable frontier (package store: a [frontier.Committer], Keeper and
+// Recorder) keeps the crawl across processes: the URLs waiting, the
+// seen-set, [Crawler.TotalStats], the seeds' hosts, the trap rules' state
+// and the revisits are written together, a step at a time, and kill -9
+// loses no step committed. The pages in flight then are fetched again
+// (and may be counted twice), and a Run that resumes a crawl asks no host
+// before Pacing.MinDelay. Kept for the Run only: the near-duplicate
+// fingerprints, and without Scope.MaxDepth, the shorter paths found to a
+// URL while it waited (Page.Depth).
 //
 // # Zero and negative values
 //
-// Every number in a config struct of this SDK (Crawler, Scope, traps.Config,
-// politeness.Pacing and RobotsCache, fetch.HTTPFetcher and DNSCache) reads
+// Every number in a config struct of this SDK (Crawler, Scope, and the
+// packages' Config, Pacing, RobotsCache, HTTPFetcher, DNSCache...) reads
 // the same way: 0 means the default, and a negative value switches off
-// what the field does. A delay, backoff or count of tries becomes none
-// (Pacing.Delay, MaxRetries, MaxRedirects: -1 follows no redirect); a cap
-// on a wait that robots.txt or a server asks for ignores that wait
-// (Pacing.MaxCrawlDelay, MaxRetryAfter); a limit no longer limits
-// (MaxPages, Scope.MaxDepth, MaxLinksPerPage, the Traps limits,
-// Pacing.MaxFailures, PerHost, HTTPFetcher.Timeout). The one number with
-// no "off", Workers, makes Run return an error when negative. Each
-// field's doc says what its 0 and negative values are. The CLI's flags
-// mean what the fields of the same names mean.
+// what the field does. A delay or count of tries becomes none (MaxRedirects
+// -1 follows no redirect); a cap on a wait robots.txt or a server asks for
+// ignores that wait (Pacing.MaxCrawlDelay); a limit no longer limits
+// (MaxPages, PerHost, HTTPFetcher.Timeout). Workers, which has no "off",
+// makes Run fail when negative. Each field's doc says what its 0 and
+// negative are; the CLI's flags mean what the fields of their names mean.
 //
 // # Testing
 //

@@ -13,14 +13,11 @@ import (
 type Page struct {
 	URL string // canonical URL requested
 	// Depth is the link distance from a seed by the shortest path known
-	// when the page was handed out (seeds: 0; a redirect keeps its
-	// source's depth; a durable frontier keeps it as first found unless
-	// Scope.MaxDepth is set: see the package doc).
+	// (seeds: 0; a redirect keeps its source's; see the package doc).
 	Depth    int
 	Referrer string // canonical URL of the page that linked here ("" for seeds)
-	// Importance is the frontier's estimate of the page's importance when
-	// it was handed out (frontier.AOPIC: its share of all the credit given
-	// so far); 0 for frontiers without one, such as FIFO.
+	// Importance is the frontier's estimate of the page's importance
+	// (frontier.AOPIC's credit share); 0 for frontiers without one.
 	Importance float64
 
 	// Err is why the fetch failed (Status is then 0), or a problem with a
@@ -35,38 +32,30 @@ type Page struct {
 	// Redirect is the canonical target of a 3xx response ("" otherwise).
 	// The crawler schedules it as a new URL at the same depth.
 	Redirect string
-	// Links are the canonical out-links of an HTML page that the crawler
-	// will follow (scope permitting): <a href> and <area href>, resolved
-	// against <base href>, without rel="nofollow" ones, each once, at
-	// most Crawler.MaxLinksPerPage of them (NoFollowLinks included). A
-	// Handler may remove links to keep the crawl from following them; a
-	// link it adds must be canonical (see canon.Canonicalizer).
+	// Links are the canonical out-links of an HTML page (<a> and <area>
+	// hrefs, no rel="nofollow" ones, each once, at most MaxLinksPerPage)
+	// that the crawl follows, scope permitting. A Handler may remove some;
+	// a link it adds must be canonical.
 	Links []string
-	// NoFollowLinks are the page's rel="nofollow" links, canonical, each
-	// once and none of Links: not followed (unless IgnoreNoFollow, which
-	// puts them in Links), but part of the page's link graph.
+	// NoFollowLinks are its rel="nofollow" links, not followed (unless
+	// IgnoreNoFollow puts them in Links) but part of its link graph.
 	NoFollowLinks []string
 	// Title is the text of the page's first <title>, white space
 	// collapsed, at most 1 KiB of it ("" if none).
 	Title string
 	// Canonical is the page's <link rel="canonical"> target, resolved.
 	Canonical string
-	// NoFollow and NoIndex report the page's robots directives: the
-	// X-Robots-Tag header (any content type) and, in HTML, <meta
-	// name="robots"> or a meta tag named for the crawler's product token;
-	// "none" sets both. A NoFollow page's links are not followed (unless
-	// IgnoreNoFollow); NoIndex is for the Handler to honour.
+	// NoFollow and NoIndex are the page's robots directives (X-Robots-Tag,
+	// <meta name="robots"> or one named for the crawler). A NoFollow
+	// page's links are not followed; NoIndex is the Handler's to honour.
 	NoFollow, NoIndex bool
 
-	// Revisit reports that the page was fetched before and Crawler.Recrawl
-	// fetched it again, with the validators of the visit before; Unchanged,
-	// that the revisit found it as that visit did: a 304 Not Modified
-	// (Status 304, no Body, no Links) or a 2xx with the same content
-	// fingerprint (for HTML, that of its text, tags and link paths).
+	// Revisit reports that Crawler.Recrawl fetched the page again;
+	// Unchanged, that it found it as before: a 304 (no Body, no Links) or
+	// a 2xx with the same content fingerprint.
 	Revisit, Unchanged bool
-	// NearDuplicateOf is, under Crawler.NearDuplicates, the canonical URL
-	// of the page fetched earlier in the Run of which this HTML page is a
-	// near-duplicate (its text, by SimHash); "" otherwise.
+	// NearDuplicateOf is, under Crawler.NearDuplicates, the URL of the
+	// earlier page of which this one is a near-duplicate; "" otherwise.
 	NearDuplicateOf string
 
 	FetchedAt time.Time     // when the request was sent
@@ -74,10 +63,8 @@ type Page struct {
 }
 
 // Handler processes pages. Handle is called on the crawler's worker
-// goroutines, so it must be safe for concurrent use; while it runs, its
-// worker waits, which slows the crawl to the handler's pace. An error is
-// counted and logged, never fatal; a panic is recovered and counted the
-// same way.
+// goroutines, so it must be safe for concurrent use, and the crawl goes
+// at its pace. An error, or a panic, is counted and logged, never fatal.
 type Handler interface {
 	Handle(ctx context.Context, p *Page) error
 }
@@ -109,17 +96,13 @@ func Chain(hs ...Handler) Handler {
 // loop stopped before taking: the crawler puts its URL back.
 var errNotYielded = errors.New("crawler: page not yielded")
 
-// Pages runs the crawl like Run and yields each page as the Handler would
-// see it, with its Err, after the crawler's own Handler (if any) has run.
-// The crawl moves at the pace of the loop: a page is yielded on its
-// worker's goroutine turn, so a slow loop body slows the crawl. Breaking
-// out of the loop stops the crawl as cancelling Run's context does, and
-// loses nothing: the URLs of pages fetched but not yet yielded go back to
-// the frontier with those cut short, so a later Run or Pages resumes
-// there (the crawler's own Handler may then see them twice). If the crawl
-// itself fails (a bad seed, ctx done), the last pair yielded is (nil,
-// err). The loop must not modify a page (the crawler is still reading its
-// Links); to steer the crawl, use a Handler. The sequence is single-use.
+// Pages runs the crawl like Run and yields each page with its Err, after
+// the crawler's own Handler (if any), at the pace of the loop. Breaking
+// out stops the crawl as cancelling Run's context does, and loses
+// nothing: pages not yet yielded go back to the frontier for a later Run.
+// If the crawl fails (a bad seed, ctx done), the last pair is (nil, err).
+// The loop must not modify a page; to steer the crawl, use a Handler. The
+// sequence is single-use.
 func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, error] {
 	return func(yield func(*Page, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)

@@ -14,13 +14,10 @@ type Scope struct {
 	// Domains, if not empty, keeps the crawl on these domains and their
 	// subdomains ("example.com" allows "www.example.com").
 	Domains []string
-	// MaxDepth is the deepest link distance from a seed that is fetched;
-	// seeds have depth 0 and a redirect keeps its source's depth. Every
-	// page within MaxDepth links of a seed by its shortest path is
-	// fetched, whatever order the crawl finds paths in: a page with links
-	// found nearer a seed after it was fetched is fetched (and handled)
-	// again, counted in Stats.DepthRefetches. 0 or negative: no limit. (To
-	// fetch the seeds alone, let Allow say false.)
+	// MaxDepth is the deepest link distance from a seed fetched: every page
+	// within it by its shortest path, whatever order paths are found in (a
+	// page found nearer later is fetched again: Stats.DepthRefetches). 0 or
+	// negative: no limit (for the seeds alone, let Allow say false).
 	MaxDepth int
 	// Allow, if not nil, is asked last about each URL (canonical) and the
 	// depth it would be fetched at; false drops it.

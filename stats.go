@@ -33,9 +33,8 @@ var errorKinds = [...]string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
 	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindOther}
 
-// ErrorKind classifies the error of a page into one of the Kind constants
-// of this package or of package fetch: fetch.KindDNS too for the pages of
-// a host retired because its name does not exist.
+// ErrorKind classifies a page's error into a Kind of this package or of
+// package fetch (fetch.KindDNS for a host retired as its name is unknown).
 func ErrorKind(err error) string {
 	switch {
 	case errors.Is(err, ErrTooManyRedirects):
@@ -119,9 +118,8 @@ func (h Histogram) Count() int64 {
 	return n
 }
 
-// Quantile returns an estimate of the q-quantile (0 <= q <= 1): the upper
-// bound of the bucket that holds it, or for the last bucket its lower
-// bound. It is 0 for an empty histogram.
+// Quantile estimates the q-quantile (0 <= q <= 1) by the upper bound of
+// its bucket (the last: its lower bound); 0 for an empty histogram.
 func (h Histogram) Quantile(q float64) time.Duration {
 	n := h.Count()
 	if n == 0 || len(h.Bounds) == 0 {
