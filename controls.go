@@ -5,59 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sync"
 	"time"
 
 	"crawler/frontier"
 	"crawler/politeness"
 )
 
-// control is what an operator changes while a crawl runs: whether it is
-// paused.
-type control struct {
-	mu      sync.Mutex
-	paused  bool
-	changed chan struct{} // closed at the next change; nil until asked for
-}
-
 // Pause stops the crawl from starting URLs until Resume; the fetches in
 // flight end. A paused Run holds its place and still stops when its
 // context is done; a Crawler paused before Run starts paused. Safe to call
 // at any time, from any goroutine.
-func (c *Crawler) Pause() { c.setPaused(true) }
+func (c *Crawler) Pause() { c.paused.Set(true) }
 
 // Resume lets a paused crawl start URLs again.
-func (c *Crawler) Resume() { c.setPaused(false) }
+func (c *Crawler) Resume() { c.paused.Set(false) }
 
 // Paused reports whether the crawl is paused.
 func (c *Crawler) Paused() bool {
-	paused, _ := c.pauseState()
+	paused, _ := c.paused.State()
 	return paused
-}
-
-func (c *Crawler) setPaused(paused bool) {
-	k := &c.control
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.paused != paused {
-		k.paused = paused
-		if k.changed != nil {
-			close(k.changed)
-			k.changed = nil
-		}
-	}
-}
-
-// pauseState returns whether the crawl is paused, and a channel closed at
-// the next change.
-func (c *Crawler) pauseState() (paused bool, changed <-chan struct{}) {
-	k := &c.control
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.changed == nil {
-		k.changed = make(chan struct{})
-	}
-	return k.paused, k.changed
 }
 
 // RetireHost gives up on host (host[:port]) for the rest of the current

@@ -13,6 +13,7 @@ import (
 	"crawler/canon"
 	"crawler/fetch"
 	"crawler/frontier"
+	"crawler/internal/toggle"
 	"crawler/politeness"
 	"crawler/revisit"
 	"crawler/seen"
@@ -129,7 +130,7 @@ type Crawler struct {
 
 	running   atomic.Bool
 	active    atomic.Pointer[runState] // the Run running; nil between Runs
-	control   control
+	paused    toggle.Toggle            // by Pause and Resume
 	stats     atomic.Pointer[runStats] // of the current or last Run; nil before the first
 	hostStats atomic.Pointer[politeness.Hosts]
 	made      made // what Runs made for nil fields, kept for the next Run

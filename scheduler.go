@@ -82,7 +82,7 @@ func (r *runState) loop(ctx context.Context) error {
 	}
 	var err error
 	for err == nil && s.failed == nil {
-		paused, resumed := r.c.pauseState()
+		paused, resumed := r.c.paused.State()
 		wake := s.handOut(paused)
 		r.publish(s.inflight)
 		if left := s.budgetLeft(); s.inflight == 0 && !paused && r.ended(left) {
