@@ -14,6 +14,7 @@ import (
 	"crawler/frontier"
 	"crawler/internal/links"
 	"crawler/revisit"
+	"crawler/sitemap"
 	"crawler/traps"
 )
 
@@ -119,7 +120,7 @@ func (r *runState) compare(p *Page, o *outcome, last *revisit.Last) {
 // sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
 // under Recrawl, counting it. MaxLinksPerPage does not apply: the
 // protocol bounds a sitemap to 50,000 URLs.
-func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []revisit.LastMod) {
+func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry, body []byte) ([]string, []sitemap.LastMod) {
 	l := r.sitemaps.Read(ctx, u, e.FP, body)
 	if l == nil {
 		return nil, nil
@@ -133,11 +134,7 @@ func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry
 		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
 	}
 	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
-	var lastmods []revisit.LastMod
-	for _, m := range l.LastMods {
-		lastmods = append(lastmods, revisit.LastMod{FP: m.FP, At: m.At})
-	}
-	return l.URLs, lastmods
+	return l.URLs, l.LastMods
 }
 
 // listsSitemaps reports whether the robots.txt of origin lists sitemaps,

@@ -9,6 +9,7 @@ import (
 
 	"crawler/canon"
 	"crawler/frontier"
+	"crawler/sitemap"
 )
 
 // Config says how a crawl fetches its pages again, to keep its copies
@@ -154,13 +155,7 @@ type Outcome struct {
 	Revisit bool
 	// LastMods are the lastmods a sitemap gave its URLs: those of pages
 	// modified since their last visit are due at once.
-	LastMods []LastMod
-}
-
-// LastMod is a sitemap's lastmod of the page with fingerprint FP.
-type LastMod struct {
-	FP uint64
-	At time.Time
+	LastMods []sitemap.LastMod
 }
 
 // Unchanged reports whether o, the outcome of a revisit, found the page as
@@ -394,7 +389,7 @@ func (t *Tracker) visit(e frontier.Entry, o *Outcome, now time.Time) {
 
 // hint makes the pages a sitemap says were modified since their last
 // visit due at now.
-func (t *Tracker) hint(lastmods []LastMod, now time.Time) {
+func (t *Tracker) hint(lastmods []sitemap.LastMod, now time.Time) {
 	for _, m := range lastmods {
 		p := t.pages[m.FP]
 		if p == nil || p.queued || !p.due.After(now) {

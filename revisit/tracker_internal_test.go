@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crawler/frontier"
+	"crawler/sitemap"
 )
 
 var t0 = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
@@ -114,11 +115,11 @@ func TestRevisitsSteps(t *testing.T) {
 		t.Fatalf("after a 304: %+v", p)
 	}
 	later := now.Add(10 * time.Millisecond)
-	v.hint([]LastMod{{1, now.Add(-time.Hour)}}, later)
+	v.hint([]sitemap.LastMod{{FP: 1, At: now.Add(-time.Hour)}}, later)
 	if d, _ := v.Next(); !d.After(later) {
 		t.Fatal("a lastmod before the last visit made the page due")
 	}
-	v.hint([]LastMod{{1, now.Add(time.Millisecond)}, {99, now}}, later)
+	v.hint([]sitemap.LastMod{{FP: 1, At: now.Add(time.Millisecond)}, {FP: 99, At: now}}, later)
 	if d, _ := v.Next(); !d.Equal(later) {
 		t.Fatalf("a lastmod after the last visit: due %v, want now", d.Sub(later))
 	}
