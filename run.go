@@ -21,69 +21,55 @@ import (
 	"crawler/traps"
 )
 
-// runState is the state of one Run: what the scheduler and the workers share, and what each alone uses.
+// runState is the state of one Run. Its first fields are set before the
+// loop starts and only read then, by the scheduler and the workers alike.
 type runState struct {
-	c        *Crawler
-	handler  Handler
-	fetcher  fetch.Fetcher
-	frontier frontier.Frontier
-	seen     seen.Set
-	canon    *canon.Canonicalizer
-	robots   *politeness.RobotsCache
-	scope    *scopeCheck
-	traps    *traps.Guard
-	nearDups *simhash.Detector // nil without Crawler.NearDuplicates
-	log      *slog.Logger
-	stats    *counters
-	before   *Stats // the totals of the crawl before this Run; nil: none
-	hostTab  *politeness.Hosts
-	// holdUntil is when a Run that resumes a crawl may ask its first
-	// host (see run); zero for a new crawl.
-	holdUntil time.Time
+	c         *Crawler
+	handler   Handler
+	fetcher   fetch.Fetcher
+	frontier  frontier.Frontier
+	seen      seen.Set
+	canon     *canon.Canonicalizer
+	robots    *politeness.RobotsCache
+	scope     *scopeCheck
+	traps     *traps.Guard
+	nearDups  *simhash.Detector // nil without Crawler.NearDuplicates
+	log       *slog.Logger
+	stats     *counters
+	before    *Stats // the totals of the crawl before this Run; nil: none
+	hostTab   *politeness.Hosts
+	holdUntil time.Time // when a Run that resumes a crawl may ask its first host (see pushSeeds)
 
-	// fetchRobots fetches robots.txt through fetcher for the robots
-	// cache Run made (see Crawler.fetchRobots).
-	fetchRobots politeness.FetchFunc
-
+	fetchRobots           politeness.FetchFunc // robots.txt through fetcher, for the cache Run made (Crawler.fetchRobots)
 	userAgent, agentToken string
 	workers               int
 	maxRedirects          int
 	maxRetries            int
-	maxLinks              int           // per page; <= 0: no bound
-	rateInterval          time.Duration // between two requests of the crawl; 0: no global bound
+	maxLinks              int             // per page; <= 0: no bound
+	rateInterval          time.Duration   // between two requests of the crawl; 0: no global bound
+	seeds                 map[uint64]bool // the seeds this Run pushed
 
-	hosts map[string]struct{} // scheduler only
-	// depths are the shortest link distances known of the URLs this Run
-	// pushed. Scheduler only.
-	depths depths.Shortest
-	// committer is the frontier, if it writes in steps; else nil.
-	committer frontier.Committer
-	exchange  frontier.Exchanger // the frontier, if it holds part of a crawl shared with others
-	// batcher is the seen-set, if it tests many fingerprints at once;
-	// else nil. fps is its buffer. Scheduler only.
-	batcher seen.Batcher
-	fps     []uint64
-	// fpRate is the seen-set, if it estimates its false-positive rate;
-	// else nil.
-	fpRate seen.Estimator
-	// revisits are the pages Crawler.Recrawl revisits; nil without it.
-	// Scheduler only.
-	revisits *revisit.Tracker
+	// The frontier and seen-set as the optional interfaces they may be;
+	// nil if not.
+	committer frontier.Committer // writes in steps
+	exchange  frontier.Exchanger // holds part of a crawl shared with others
+	batcher   seen.Batcher       // tests many fingerprints at once
+	fpRate    seen.Estimator     // estimates its false-positive rate
 
-	seeds map[uint64]bool // the seeds this Run pushed; read-only once the loop runs
-	// sitemaps knows which sitemap URLs a robots.txt listed (or an index
-	// found through one), and reads sitemaps. Workers only.
-	sitemaps *sitemap.Discovery
+	// The scheduler's alone.
+	hosts     map[string]struct{} // hosts met
+	depths    depths.Shortest     // the shortest link distances known of the URLs pushed
+	fps       []uint64            // batcher's buffer
+	revisits  *revisit.Tracker    // nil without Crawler.Recrawl
+	seedErrs  map[uint64]error    // why each seed that yielded no page did not
+	exhausted bool                // the loop ended with its frontier empty (shared: the crawl finished), budget left
+
+	// The workers' alone.
+	sitemaps *sitemap.Discovery // which sitemaps robots.txt listed; reads them
 	// linkSets holds the sets in which a page's links are found once
 	// (links.Resolve), emptied: a set made for each page was a twentieth
-	// of a crawl's garbage. Workers only.
+	// of a crawl's garbage.
 	linkSets sync.Pool
-	// seedErrs holds why each seed that yielded no page did not.
-	// Scheduler only.
-	seedErrs map[uint64]error
-	// exhausted says that the loop ended with its frontier empty (or,
-	// shared, the crawl finished) and its budget not spent. Scheduler only.
-	exhausted bool
 }
 
 // runStats are the counters of a Run and the totals of the crawl before
@@ -101,17 +87,12 @@ type made struct {
 	seen     seen.Set
 	robots   *politeness.RobotsCache
 	robotsOf *politeness.RobotsCache // the Robots field whose settings robots took
-	// seedHosts are the hosts of every seed the crawl was given, which
-	// Scope.SameHost keeps it on, in Runs that resume it too.
-	seedHosts map[string]bool
-	// revisits are the pages a Recrawl revisits, for the frontier
-	// revisitsOf.
-	revisits   *revisit.Tracker
+	// The crawl's, not a Run's: Runs that resume it carry on with them.
+	seedHosts  map[string]bool  // the hosts of every seed, which Scope.SameHost keeps to
+	revisits   *revisit.Tracker // for the frontier revisitsOf
 	revisitsOf frontier.Frontier
-	// traps are the trap rules and what they counted, for the frontier
-	// trapsOf: a Run that resumes the crawl carries on with them.
-	traps   *traps.Guard
-	trapsOf frontier.Frontier
+	traps      *traps.Guard // for the frontier trapsOf
+	trapsOf    frontier.Frontier
 }
 
 // newRun prepares a Run: the Crawler's fields, or for nil ones what an
