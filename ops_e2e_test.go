@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/seen"
 )
@@ -171,7 +172,7 @@ func TestOperatorFigures(t *testing.T) {
 	if n := st.FetchTime.Count(); n != st.Fetched || n == 0 {
 		t.Errorf("FetchTime counts %d responses, Fetched %d", n, st.Fetched)
 	}
-	if st.FetchTime.Sum <= 0 || len(st.FetchTime.Bounds) != len(crawler.FetchTimeBounds()) {
+	if st.FetchTime.Sum <= 0 || len(st.FetchTime.Bounds) != len(fetch.TimeBounds()) {
 		t.Errorf("FetchTime = %+v", st.FetchTime)
 	}
 	if q := st.FetchTime.Quantile(0.5); q <= 0 || q > time.Second {
@@ -201,25 +202,5 @@ func TestOperatorFigures(t *testing.T) {
 	}
 	if r := c2.Stats().SeenFPRate; r <= 0 || r > 0.01 {
 		t.Errorf("SeenFPRate = %g with a Bloom filter for 1000 URLs at 1%%", r)
-	}
-}
-
-func TestHistogramQuantile(t *testing.T) {
-	b := crawler.FetchTimeBounds()
-	h := crawler.Histogram{Bounds: b, Counts: make([]int64, len(b)+1)}
-	if q := h.Quantile(0.5); q != 0 {
-		t.Errorf("empty: %v", q)
-	}
-	h.Counts[0], h.Counts[3], h.Counts[len(b)] = 50, 45, 5 // 50 ≤5ms, 45 in (25,50]ms, 5 above 10s
-	for _, c := range []struct {
-		q    float64
-		want time.Duration
-	}{{0.5, b[0]}, {0.51, b[3]}, {0.95, b[3]}, {0.96, b[len(b)-1]}, {1, b[len(b)-1]}} {
-		if got := h.Quantile(c.q); got != c.want {
-			t.Errorf("Quantile(%g) = %v, want %v", c.q, got, c.want)
-		}
-	}
-	if n := h.Count(); n != 100 {
-		t.Errorf("Count = %d", n)
 	}
 }

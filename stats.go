@@ -84,94 +84,12 @@ type Stats struct {
 	InFlight         int              // URLs being processed by workers
 	Hosts            int              // distinct hosts met
 	Revisiting       int              // pages fetched that Recrawl keeps revisiting
-	FetchTime        Histogram        // response times of the page requests answered, from request to end of body
+	FetchTime        fetch.Histogram  // response times of the page requests answered, from request to end of body
 	DNSLookups       int64            // host names the Fetcher looked up, if it is a fetch.DNSCaching (fetch.HTTPFetcher is)
 	DNSCacheHits     int64            // of the names it needed, those answered from its DNS cache
 	SeenFPRate       float64          // the seen-set's estimated false-positive rate, if it is a seen.Estimator (a Bloom filter); 0 if exact
 	Elapsed          time.Duration    // time since Run started (to its end, once it returned)
 	PagesPerSec      float64          // Fetched / Elapsed
-}
-
-// FetchTimeBounds are the upper bounds of the buckets of
-// Stats.FetchTime, those Prometheus uses by default.
-func FetchTimeBounds() []time.Duration {
-	return slices.Clone(fetchTimeBounds[:])
-}
-
-var fetchTimeBounds = [...]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond,
-	50 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
-	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second}
-
-// Histogram counts durations by bucket.
-type Histogram struct {
-	Bounds []time.Duration // upper bounds of the buckets, ascending (FetchTimeBounds)
-	Counts []int64         // per bucket, len(Bounds)+1: Counts[i] for Bounds[i-1] < d <= Bounds[i], the last above every bound
-	Sum    time.Duration   // the durations added up
-}
-
-// Count returns the number of durations counted.
-func (h Histogram) Count() int64 {
-	var n int64
-	for _, c := range h.Counts {
-		n += c
-	}
-	return n
-}
-
-// Quantile estimates the q-quantile (0 <= q <= 1) by the upper bound of
-// its bucket (the last: its lower bound); 0 for an empty histogram.
-func (h Histogram) Quantile(q float64) time.Duration {
-	n := h.Count()
-	if n == 0 || len(h.Bounds) == 0 {
-		return 0
-	}
-	rank := int64(math.Ceil(q * float64(n)))
-	var acc int64
-	for i, c := range h.Counts {
-		acc += c
-		if acc >= rank && c > 0 {
-			return h.Bounds[min(i, len(h.Bounds)-1)]
-		}
-	}
-	return h.Bounds[len(h.Bounds)-1]
-}
-
-// plus returns the counts of h and g, which have the same bounds or are
-// zero, added.
-func (h Histogram) plus(g Histogram) Histogram {
-	if len(h.Counts) == 0 {
-		return g.clone()
-	}
-	sum := h.clone()
-	for i := range min(len(sum.Counts), len(g.Counts)) {
-		sum.Counts[i] += g.Counts[i]
-	}
-	sum.Sum += g.Sum
-	return sum
-}
-
-func (h Histogram) clone() Histogram {
-	return Histogram{Bounds: slices.Clone(h.Bounds), Counts: slices.Clone(h.Counts), Sum: h.Sum}
-}
-
-// histogram is the live form of a Histogram with FetchTimeBounds.
-type histogram struct {
-	counts [len(fetchTimeBounds) + 1]atomic.Int64
-	sum    atomic.Int64
-}
-
-func (h *histogram) observe(d time.Duration) {
-	i, _ := slices.BinarySearch(fetchTimeBounds[:], d)
-	h.counts[i].Add(1)
-	h.sum.Add(int64(d))
-}
-
-func (h *histogram) snapshot() Histogram {
-	s := Histogram{Bounds: FetchTimeBounds(), Counts: make([]int64, len(h.counts)), Sum: time.Duration(h.sum.Load())}
-	for i := range h.counts {
-		s.Counts[i] = h.counts[i].Load()
-	}
-	return s
 }
 
 // plus returns the counters of s (nil: none) and t added, with t's
@@ -194,7 +112,7 @@ func (s *Stats) plus(t Stats) Stats {
 		}
 	}
 	addCounters(&sum, s)
-	sum.FetchTime = s.FetchTime.plus(t.FetchTime)
+	sum.FetchTime = s.FetchTime.Plus(t.FetchTime)
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
 		if len(sum.TrapPatterns) < maxTrapPatterns && !slices.Contains(sum.TrapPatterns, p) {
@@ -273,7 +191,7 @@ type counters struct {
 	traps        [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
 	patternsMu   sync.Mutex
 	trapPatterns []string
-	fetchTime    histogram
+	fetchTime    fetch.Timer
 	seenFPRate   atomic.Uint64 // math.Float64bits
 	// dns returns the DNS figures of the Run's Fetcher, if it tells;
 	// dnsBefore are those it had when the Run started.
@@ -369,7 +287,7 @@ func (c *counters) snapshot() Stats {
 		Status:     map[int]int64{},
 		Errors:     map[string]int64{},
 		Traps:      map[string]int64{},
-		FetchTime:  c.fetchTime.snapshot(),
+		FetchTime:  c.fetchTime.Histogram(),
 		SeenFPRate: math.Float64frombits(c.seenFPRate.Load()),
 	}
 	sv := reflect.ValueOf(&s).Elem()

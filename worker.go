@@ -120,7 +120,7 @@ func (r *runState) account(u *url.URL, o *outcome, a *attempt, crawlDelay time.D
 	}
 	o.next, a.retired = r.hostTab.Record(o.entry.Host, false, bodyBytes, end, a.pace, a.err)
 	if a.resp != nil {
-		r.stats.fetchTime.observe(a.pace.Duration)
+		r.stats.fetchTime.Observe(a.pace.Duration)
 	}
 	if a.retired != nil {
 		r.stats.hostsRetired.Add(1)

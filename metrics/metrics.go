@@ -270,11 +270,11 @@ func collectByLabel(ch chan<- prometheus.Metric, d *prometheus.Desc, known []str
 
 // histogram returns h as a histogram of d, in seconds, with Prometheus's
 // cumulative buckets. An empty h (before the first Run) has the buckets of
-// crawler.FetchTimeBounds, all 0.
-func histogram(d *prometheus.Desc, h crawler.Histogram) prometheus.Metric {
+// fetch.TimeBounds, all 0.
+func histogram(d *prometheus.Desc, h fetch.Histogram) prometheus.Metric {
 	bounds := h.Bounds
 	if len(bounds) == 0 {
-		bounds = crawler.FetchTimeBounds()
+		bounds = fetch.TimeBounds()
 	}
 	buckets := make(map[float64]uint64, len(bounds))
 	var acc int64

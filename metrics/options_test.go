@@ -219,8 +219,8 @@ func TestBeforeRunAndUnknownKeys(t *testing.T) {
 			}
 		}
 	}
-	if h := fams["crawler_fetch_duration_seconds"]; h == nil || len(h.GetMetric()[0].GetHistogram().GetBucket()) != len(crawler.FetchTimeBounds()) {
-		t.Errorf("fetch_duration_seconds before any Run: %v, want the buckets of FetchTimeBounds", h)
+	if h := fams["crawler_fetch_duration_seconds"]; h == nil || len(h.GetMetric()[0].GetHistogram().GetBucket()) != len(fetch.TimeBounds()) {
+		t.Errorf("fetch_duration_seconds before any Run: %v, want the buckets of fetch.TimeBounds", h)
 	}
 	if n := len(fams["crawler_errors_total"].GetMetric()); n != len(knownKinds) {
 		t.Errorf("%d error kinds before any Run, want the %d known", n, len(knownKinds))

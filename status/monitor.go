@@ -28,6 +28,7 @@ import (
 	"unicode/utf8"
 
 	"crawler"
+	"crawler/fetch"
 	"crawler/politeness"
 )
 
@@ -139,7 +140,7 @@ type Snapshot struct {
 }
 
 // FetchTime summarizes the response times of a crawl, in seconds: bucket
-// bounds of crawler.Histogram.Quantile, and the mean.
+// bounds of fetch.Histogram.Quantile, and the mean.
 type FetchTime struct {
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
@@ -476,7 +477,7 @@ func (m *Monitor) eta(s Snapshot, requests int64) *float64 {
 	return &eta
 }
 
-func fetchTime(h crawler.Histogram) FetchTime {
+func fetchTime(h fetch.Histogram) FetchTime {
 	f := FetchTime{P50: h.Quantile(0.5).Seconds(), P90: h.Quantile(0.9).Seconds(), P99: h.Quantile(0.99).Seconds()}
 	if n := h.Count(); n > 0 {
 		f.Mean = (h.Sum / time.Duration(n)).Seconds()
