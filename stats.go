@@ -3,6 +3,7 @@ package crawler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -99,18 +100,7 @@ func (s *Stats) plus(t Stats) Stats {
 		s = &Stats{}
 	}
 	sum := t
-	sum.Status, sum.Errors, sum.Traps = map[int]int64{}, map[string]int64{}, map[string]int64{}
-	for _, m := range []Stats{*s, t} {
-		for k, n := range m.Status {
-			sum.Status[k] += n
-		}
-		for k, n := range m.Errors {
-			sum.Errors[k] += n
-		}
-		for k, n := range m.Traps {
-			sum.Traps[k] += n
-		}
-	}
+	sum.Status, sum.Errors, sum.Traps = plusMaps(s.Status, t.Status), plusMaps(s.Errors, t.Errors), plusMaps(s.Traps, t.Traps)
 	addCounters(&sum, s)
 	sum.FetchTime = s.FetchTime.Plus(t.FetchTime)
 	sum.TrapPatterns = nil
@@ -122,6 +112,18 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.PagesPerSec = 0
 	if secs := sum.Elapsed.Seconds(); secs > 0 {
 		sum.PagesPerSec = float64(sum.Fetched) / secs
+	}
+	return sum
+}
+
+// plusMaps returns the counts of a and b added, in a new map.
+func plusMaps[K comparable](a, b map[K]int64) map[K]int64 {
+	sum := maps.Clone(b)
+	if sum == nil {
+		sum = map[K]int64{}
+	}
+	for k, n := range a {
+		sum[k] += n
 	}
 	return sum
 }
