@@ -35,7 +35,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 		return o
 	}
 	if err := r.hostTab.Begin(e.Host); err != nil {
-		r.skipRetired(ctx, &o, err)
+		r.skip(ctx, &o, err)
 		return o
 	}
 	defer r.hostTab.End(e.Host)
@@ -94,7 +94,7 @@ func (r *runState) request(ctx context.Context, j job, u *url.URL, o *outcome, c
 	}
 	if errors.Is(a.err, fetch.ErrBlockedAddress) {
 		o.requested = false
-		r.refuse(ctx, o, a.err)
+		r.skip(ctx, o, a.err)
 		return a, true
 	}
 	// Counted once sent, never taken back, so that the counter only grows
@@ -197,7 +197,7 @@ func (r *runState) checkRobots(ctx context.Context, u *url.URL, o *outcome) (cra
 		if unavailable {
 			err = uerr.Err
 		}
-		r.refuse(ctx, o, err)
+		r.skip(ctx, o, err)
 		return crawlDelay, true
 	}
 	if fetched && r.robotsRequested(ctx, u, o, start, rules, err) {
@@ -259,7 +259,7 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 	if retiredErr != nil {
 		r.stats.hostsRetired.Add(1)
 		r.log.Warn("host retired", "host", e.Host, "err", retiredErr)
-		r.skipRetired(ctx, o, retiredErr)
+		r.skip(ctx, o, retiredErr)
 		return true
 	}
 	if notFound {
@@ -275,24 +275,16 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 	return false
 }
 
-// refuse reports e, unfetched, to the handler with err, which wraps
-// ErrBlockedAddress: its address (or its robots.txt's) is not allowed.
-// Nothing was sent, so the host's pacing is left as it was, and the URL
-// is not tried again.
-func (r *runState) refuse(ctx context.Context, o *outcome, err error) {
-	e := o.entry
-	o.visit.Gone, o.failure = true, err
-	r.stats.addError(fetch.KindBlockedAddress)
-	r.log.Warn("address not allowed", "url", e.URL, "err", err)
-	r.handle(ctx, pageOf(e, err, time.Now()), o)
-}
-
-// skipRetired reports e, unfetched, to the handler with err, the error of
-// its retired host. It counts under ErrorKind(err): host-retired, or dns
-// for a host whose name does not exist.
-func (r *runState) skipRetired(ctx context.Context, o *outcome, err error) {
+// skip reports o's page, unfetched and not to be tried again, to the
+// handler with err, counted under ErrorKind(err): a host retired, an
+// address not allowed (nothing was sent: the host's pacing stays as it
+// was).
+func (r *runState) skip(ctx context.Context, o *outcome, err error) {
 	o.visit.Gone, o.failure = true, err
 	r.stats.addError(ErrorKind(err))
+	if errors.Is(err, fetch.ErrBlockedAddress) {
+		r.log.Warn("address not allowed", "url", o.entry.URL, "err", err)
+	}
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
 }
 
