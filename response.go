@@ -59,11 +59,11 @@ func (r *runState) readRedirect(p *Page, u *url.URL, e frontier.Entry, loc strin
 	switch {
 	case loc == "" || err != nil:
 		p.Err = fmt.Errorf("%w: %q", ErrBadRedirect, loc)
-		r.stats.addError(KindBadRedirect)
+		r.stats.errors.Add(KindBadRedirect, 1)
 	case e.Hops+1 > r.maxRedirects:
 		p.Redirect = target
 		p.Err = fmt.Errorf("%w: %d hops to %s", ErrTooManyRedirects, e.Hops+1, target)
-		r.stats.addError(KindTooManyRedirects)
+		r.stats.errors.Add(KindTooManyRedirects, 1)
 	default:
 		p.Redirect = target
 		r.stats.redirects.Add(1)
@@ -86,7 +86,7 @@ func (r *runState) readHTML(p *Page, u *url.URL, o *outcome) {
 	l := links.Resolve(r.canon, u, &ex, &r.linkSets)
 	p.Links, p.NoFollowLinks, p.Canonical = l.Links, l.NoFollow, l.Canonical
 	if tooLong := ex.LongHrefs + l.TooLong; tooLong > 0 {
-		r.stats.addTrap(traps.URLLength, int64(tooLong))
+		r.stats.traps.Add(traps.URLLength, int64(tooLong))
 	}
 	if l.OtherSchemes > 0 { // mailto:, javascript: and the like
 		r.stats.otherSchemes.Add(int64(l.OtherSchemes))
@@ -150,7 +150,7 @@ func (r *runState) badLink(err error) {
 	case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
 		r.stats.otherSchemes.Add(1)
 	case errors.Is(err, canon.ErrTooLong):
-		r.stats.addTrap(traps.URLLength, 1)
+		r.stats.traps.Add(traps.URLLength, 1)
 	default:
 		r.stats.badLinks.Add(1)
 	}
@@ -160,7 +160,7 @@ func (r *runState) badLink(err error) {
 func (r *runState) countResponse(resp *fetch.Response) {
 	r.stats.fetched.Add(1)
 	r.stats.bytes.Add(int64(len(resp.Body)))
-	r.stats.addStatus(resp.Status)
+	r.stats.status.Add(resp.Status, 1)
 	if resp.Truncated {
 		r.stats.truncated.Add(1)
 	}

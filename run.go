@@ -103,7 +103,7 @@ func (c *Crawler) newRun(h Handler) *runState {
 		handler:      h,
 		canon:        cmp.Or(c.Canon, new(canon.Canonicalizer)),
 		log:          cmp.Or(c.Logger, slog.New(slog.DiscardHandler)),
-		stats:        &counters{start: time.Now()},
+		stats:        newCounters(),
 		userAgent:    cmp.Or(c.UserAgent, fetch.DefaultUserAgent),
 		workers:      politeness.Or(c.Workers, DefaultWorkers),
 		maxRedirects: politeness.Or(c.MaxRedirects, DefaultMaxRedirects),

@@ -272,7 +272,7 @@ func (r *runState) discover(e frontier.Entry) bool {
 		return false
 	}
 	if rule := r.traps.Admit(e.URL, e.Host, e.Referrer == ""); rule != "" {
-		r.stats.addTrap(rule, 1)
+		r.stats.traps.Add(rule, 1)
 		return false
 	}
 	r.hosts[e.Host] = struct{}{}

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"crawler/fetch"
+	"crawler/internal/tally"
 	"crawler/politeness"
 	"crawler/traps"
 )
@@ -29,8 +30,8 @@ const (
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 )
 
-// errorKinds are the kinds counted, the last that of anything else.
-var errorKinds = [...]string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
+// errorKinds are the kinds counted.
+var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
 	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindOther}
 
@@ -188,9 +189,9 @@ type counters struct {
 	nearDuplicates                                                 atomic.Int64
 	seen, frontier, inflight, hosts, revisiting                    atomic.Int64 // gauges the scheduler publishes
 
-	status       [600]atomic.Int64
-	errors       [len(errorKinds)]atomic.Int64    // indexed like errorKinds
-	traps        [len(trapRuleNames)]atomic.Int64 // indexed like trapRuleNames
+	status       *tally.Keyed[int]    // by status code
+	errors       *tally.Keyed[string] // by kind
+	traps        *tally.Keyed[string] // by rule
 	patternsMu   sync.Mutex
 	trapPatterns []string
 	fetchTime    fetch.Timer
@@ -244,31 +245,23 @@ func addCounters(sum, s *Stats) {
 	}
 }
 
-func (c *counters) addError(kind string) {
-	for i, k := range errorKinds {
-		if k == kind {
-			c.errors[i].Add(1)
-			return
-		}
+// newCounters returns the counters of a Run starting now.
+func newCounters() *counters {
+	codes := make([]int, 600)
+	for i := range codes {
+		codes[i] = i
 	}
-	c.errors[len(errorKinds)-1].Add(1)
+	return &counters{
+		start:  time.Now(),
+		status: tally.New(-1, codes...),
+		errors: tally.New(fetch.KindOther, errorKinds...),
+		traps: tally.New("", traps.URLLength, traps.PathDepth, traps.SegmentRepeats, traps.HostBudget,
+			traps.QueryValues, traps.Duplicates),
+	}
 }
-
-// trapRuleNames are the trap rules, in the order of counters.traps.
-var trapRuleNames = [...]string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats, traps.HostBudget, traps.QueryValues, traps.Duplicates}
 
 // maxTrapPatterns bounds Stats.TrapPatterns.
 const maxTrapPatterns = 100
-
-// addTrap counts n URLs stopped by the trap rule.
-func (c *counters) addTrap(rule string, n int64) {
-	for i, k := range trapRuleNames {
-		if k == rule {
-			c.traps[i].Add(n)
-			return
-		}
-	}
-}
 
 func (c *counters) addTrapPattern(p string) {
 	c.patternsMu.Lock()
@@ -278,17 +271,11 @@ func (c *counters) addTrapPattern(p string) {
 	}
 }
 
-func (c *counters) addStatus(code int) {
-	if code >= 0 && code < len(c.status) {
-		c.status[code].Add(1)
-	}
-}
-
 func (c *counters) snapshot() Stats {
 	s := Stats{
-		Status:     map[int]int64{},
-		Errors:     map[string]int64{},
-		Traps:      map[string]int64{},
+		Status:     c.status.Counts(),
+		Errors:     c.errors.Counts(),
+		Traps:      c.traps.Counts(),
 		FetchTime:  c.fetchTime.Histogram(),
 		SeenFPRate: math.Float64frombits(c.seenFPRate.Load()),
 	}
@@ -299,21 +286,6 @@ func (c *counters) snapshot() Stats {
 	if c.dns != nil {
 		d := c.dns()
 		s.DNSLookups, s.DNSCacheHits = d.Lookups-c.dnsBefore.Lookups, d.CacheHits-c.dnsBefore.CacheHits
-	}
-	for code := range c.status {
-		if n := c.status[code].Load(); n > 0 {
-			s.Status[code] = n
-		}
-	}
-	for i, k := range errorKinds {
-		if n := c.errors[i].Load(); n > 0 {
-			s.Errors[k] = n
-		}
-	}
-	for i, k := range trapRuleNames {
-		if n := c.traps[i].Load(); n > 0 {
-			s.Traps[k] = n
-		}
 	}
 	c.patternsMu.Lock()
 	s.TrapPatterns = append([]string(nil), c.trapPatterns...)

@@ -11,7 +11,7 @@ import (
 // TestCountersFillStats checks that every live counter lands in the Stats
 // field of its name, and nowhere else.
 func TestCountersFillStats(t *testing.T) {
-	c := &counters{start: time.Now()}
+	c := newCounters()
 	c.robotsFetched.Add(7)
 	c.inflight.Store(3)
 	c.nearDuplicates.Add(2)
@@ -24,7 +24,7 @@ func TestCountersFillStats(t *testing.T) {
 	}
 	// Each counter set to its own number shows up once, under its name.
 	for i, f := range counterFields {
-		c := &counters{start: time.Now()}
+		c := newCounters()
 		counterAt(c, f).Store(int64(100 + i))
 		s := c.snapshot()
 		v := reflect.ValueOf(s)

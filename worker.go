@@ -29,7 +29,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	}
 	u, err := url.Parse(e.URL)
 	if err != nil { // canonical URLs always parse; this is a bug upstream
-		r.stats.addError(fetch.KindOther)
+		r.stats.errors.Add(fetch.KindOther, 1)
 		r.log.Warn("unparsable canonical URL", "url", e.URL, "err", err)
 		o.failure = err
 		return o
@@ -40,7 +40,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	}
 	defer r.hostTab.End(e.Host)
 	if err := r.traps.Stopped(e.URL, e.Host); err != nil {
-		r.stats.addTrap(traps.Duplicates, 1)
+		r.stats.traps.Add(traps.Duplicates, 1)
 		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), &o)
 		return o
@@ -144,7 +144,7 @@ func (r *runState) retryLater(o *outcome, a *attempt) bool {
 	if a.resp != nil {
 		r.countResponse(a.resp)
 	} else {
-		r.stats.addError(ErrorKind(a.err))
+		r.stats.errors.Add(ErrorKind(a.err), 1)
 	}
 	r.log.Debug("request failed, will retry", "url", o.entry.URL, "status", a.pace.Status, "err", a.err, "tries", o.entry.Tries)
 	return true
@@ -159,7 +159,7 @@ func (r *runState) read(ctx context.Context, u *url.URL, o *outcome, last *revis
 	p.Revisit = o.visit.Revisit
 	if a.err != nil {
 		p.Duration = time.Since(a.start)
-		r.stats.addError(ErrorKind(a.err))
+		r.stats.errors.Add(ErrorKind(a.err), 1)
 		r.log.Warn("fetch failed", "url", e.URL, "err", a.err)
 		o.failure = a.err
 		if a.retired != nil {
@@ -213,7 +213,7 @@ func (r *runState) checkRobots(ctx context.Context, u *url.URL, o *outcome) (cra
 		}
 		return crawlDelay, true
 	case err != nil: // not a URL robots.txt can be asked for; a bug upstream
-		r.stats.addError(fetch.KindOther)
+		r.stats.errors.Add(fetch.KindOther, 1)
 		o.failure = err
 		r.handle(ctx, pageOf(e, err, time.Now()), o)
 		return crawlDelay, true
@@ -250,10 +250,10 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 	o.next, retiredErr = r.hostTab.Record(e.Host, true, 0, end, pace, err)
 	switch { // logged once the host table has it
 	case notFound:
-		r.stats.addError(fetch.KindDNS)
+		r.stats.errors.Add(fetch.KindDNS, 1)
 		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
 	case unavailable:
-		r.stats.addError(KindRobotsUnavailable)
+		r.stats.errors.Add(KindRobotsUnavailable, 1)
 		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
 	}
 	if retiredErr != nil {
@@ -281,7 +281,7 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 // was).
 func (r *runState) skip(ctx context.Context, o *outcome, err error) {
 	o.visit.Gone, o.failure = true, err
-	r.stats.addError(ErrorKind(err))
+	r.stats.errors.Add(ErrorKind(err), 1)
 	if errors.Is(err, fetch.ErrBlockedAddress) {
 		r.log.Warn("address not allowed", "url", o.entry.URL, "err", err)
 	}
@@ -318,7 +318,7 @@ func (r *runState) handle(ctx context.Context, p *Page, o *outcome) {
 		return
 	}
 	if err != nil && !errors.Is(err, ErrSkip) {
-		r.stats.addError(KindHandler)
+		r.stats.errors.Add(KindHandler, 1)
 		r.log.Warn("handler failed", "url", p.URL, "err", err)
 	}
 }
@@ -344,7 +344,7 @@ func (r *runState) addLink(o *outcome, u string, depth, hops int) {
 	fp, host := canon.Fingerprint(u), canon.Host(u)
 	o.linkFPs = append(o.linkFPs, fp)
 	if rule := r.traps.Check(u); rule != "" {
-		r.stats.addTrap(rule, 1)
+		r.stats.traps.Add(rule, 1)
 		return
 	}
 	if ok, tooDeep := r.scope.allows(u, host, depth); !ok {
