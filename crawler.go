@@ -234,17 +234,16 @@ func (e *NoPagesError) Error() string {
 	if len(e.Seeds) > 1 {
 		fmt.Fprintf(&b, " (%d seeds):", len(e.Seeds))
 	}
+	sep := ": "
+	if len(e.Seeds) > 1 {
+		sep = "\n"
+	}
 	for i, s := range e.Seeds {
 		if i == maxSeedsShown {
 			fmt.Fprintf(&b, "\nand %d more", len(e.Seeds)-i)
 			break
 		}
-		if len(e.Seeds) > 1 {
-			b.WriteString("\n")
-		} else {
-			b.WriteString(": ")
-		}
-		fmt.Fprintf(&b, "%s: %v", s.URL, s.Err)
+		fmt.Fprintf(&b, "%s%s: %v", sep, s.URL, s.Err)
 	}
 	return b.String()
 }
