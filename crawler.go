@@ -280,18 +280,12 @@ func (c *Crawler) validate() error {
 	if math.IsNaN(c.MaxRate) || math.IsInf(c.MaxRate, 0) {
 		errs = append(errs, fmt.Errorf("crawler: MaxRate is %v", c.MaxRate))
 	}
-	if err := c.Pacing.Validate(); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, c.Pacing.Validate()) // errors.Join drops the nil ones
 	if c.NearDuplicates != nil {
-		if err := c.NearDuplicates.Validate(); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, c.NearDuplicates.Validate())
 	}
 	if c.Recrawl != nil {
-		if err := c.Recrawl.Validate(c.MaxRate); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, c.Recrawl.Validate(c.MaxRate))
 		if _, shared := c.Frontier.(frontier.Exchanger); shared {
 			errs = append(errs, errors.New("crawler: Recrawl with a crawl shared by several frontiers (frontier.Exchanger) is not supported yet"))
 		}
