@@ -243,9 +243,9 @@ func (r *runState) pushSeeds(seeds []string) error {
 		r.holdUntil = time.Now().Add(r.c.Pacing.MinDelay())
 	}
 	for _, u := range seeds {
-		e := frontier.Entry{URL: u, FP: canon.Fingerprint(u), Host: canon.Host(u)}
-		if r.discover(e) {
-			r.seeds[e.FP] = true
+		l := link{url: u, fp: canon.Fingerprint(u), host: canon.Host(u)}
+		if r.discover(l, "") {
+			r.seeds[l.fp] = true
 		}
 	}
 	return r.commit()

@@ -11,18 +11,28 @@ import (
 	"crawler/revisit"
 )
 
+// link is a URL found on a page (or a redirect target), canonical and in
+// scope, on its way to the seen-test.
+type link struct {
+	url   string
+	fp    uint64
+	host  string
+	depth int
+	hops  int
+}
+
 // outcome is what a worker reports to the scheduler about one entry.
 type outcome struct {
 	entry     frontier.Entry
-	requested bool             // a page request was sent (counts against MaxPages)
-	retry     bool             // not processed: hand the entry out again
-	next      time.Time        // when its host may be contacted again
-	links     []frontier.Entry // links to follow (canonical, in scope), the entry their referrer
-	linkFPs   []uint64         // fingerprints of all the page's out-links and its redirect target
-	redirect  bool             // a redirect followed: linkFPs holds its target alone
-	depthCut  bool             // links were left out for their depth alone (Scope.MaxDepth)
-	html      bool             // a 2xx HTML page was read
-	failure   error            // why the entry yielded no page, when it is done with and got no response; nil otherwise
+	requested bool      // a page request was sent (counts against MaxPages)
+	retry     bool      // not processed: hand the entry out again
+	next      time.Time // when its host may be contacted again
+	links     []link    // links to follow (canonical, in scope)
+	linkFPs   []uint64  // fingerprints of all the page's out-links and its redirect target
+	redirect  bool      // a redirect followed: linkFPs holds its target alone
+	depthCut  bool      // links were left out for their depth alone (Scope.MaxDepth)
+	html      bool      // a 2xx HTML page was read
+	failure   error     // why the entry yielded no page, when it is done with and got no response; nil otherwise
 	// visit is the response as Recrawl sees it; its Content is also
 	// that of a 2xx HTML page for Traps.DuplicatePages.
 	visit revisit.Outcome
@@ -177,7 +187,7 @@ func (s *scheduler) apply(o outcome) {
 	// credit on the page's links (AOPIC) knows them all.
 	s.prepare(o.links)
 	for _, l := range o.links {
-		s.discover(l)
+		s.discover(l, o.entry.URL)
 	}
 	s.frontier.Done(o.entry, frontier.Result{Next: o.next, Retry: o.retry, Links: o.linkFPs, Redirect: o.redirect, Requested: o.requested})
 	if !o.retry {
@@ -238,46 +248,46 @@ func (r *runState) receive() error {
 	}
 	r.stats.received.Add(int64(len(es)))
 	for _, e := range es {
-		r.discover(e)
+		r.discover(link{url: e.URL, fp: e.FP, host: e.Host, depth: e.Depth, hops: e.Hops}, e.Referrer)
 	}
 	return r.commit()
 }
 
 // prepare has a seen-set that tests many fingerprints at once
 // (seen.Batcher) test those of links, before they are discovered.
-func (r *runState) prepare(links []frontier.Entry) {
+func (r *runState) prepare(links []link) {
 	if r.batcher == nil || len(links) < 2 {
 		return
 	}
 	r.fps = r.fps[:0]
 	for _, l := range links {
-		r.fps = append(r.fps, l.FP)
+		r.fps = append(r.fps, l.fp)
 	}
 	r.batcher.Prepare(r.fps)
 }
 
-// discover runs the URL-seen test on e and pushes it if it is new and no
+// discover runs the URL-seen test on l and pushes it if it is new and no
 // trap rule stops it (seeds, with no referrer, always pass the rules). It
-// reports whether e was pushed.
-func (r *runState) discover(e frontier.Entry) bool {
-	if r.exchange != nil && r.exchange.Forward(e) {
+// reports whether l was pushed.
+func (r *runState) discover(l link, referrer string) bool {
+	if r.exchange != nil && r.exchange.Forward(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer}) {
 		r.stats.forwarded.Add(1)
 		return false
 	}
-	if !r.seen.Add(e.FP) {
+	if !r.seen.Add(l.fp) {
 		r.stats.duplicates.Add(1)
-		if r.depths.FoundAgain(e.FP, e.Depth) {
-			r.fetchAgain(e)
+		if r.depths.FoundAgain(l.fp, l.depth) {
+			r.fetchAgain(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 		}
 		return false
 	}
-	if rule := r.traps.Admit(e.URL, e.Host, e.Referrer == ""); rule != "" {
+	if rule := r.traps.Admit(l.url, l.host, referrer == ""); rule != "" {
 		r.stats.traps.Add(rule, 1)
 		return false
 	}
-	r.hosts[e.Host] = struct{}{}
-	r.depths.Pushed(e.FP, e.Depth)
-	r.frontier.Push(e)
+	r.hosts[l.host] = struct{}{}
+	r.depths.Pushed(l.fp, l.depth)
+	r.frontier.Push(frontier.Entry{URL: l.url, FP: l.fp, Host: l.host, Depth: l.depth, Hops: l.hops, Referrer: referrer})
 	return true
 }
 

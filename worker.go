@@ -352,5 +352,5 @@ func (r *runState) addLink(o *outcome, u string, depth, hops int) {
 		o.depthCut = o.depthCut || tooDeep
 		return
 	}
-	o.links = append(o.links, frontier.Entry{URL: u, FP: fp, Host: host, Depth: depth, Hops: hops, Referrer: o.entry.URL})
+	o.links = append(o.links, link{url: u, fp: fp, host: host, depth: depth, hops: hops})
 }
