@@ -94,7 +94,7 @@ type node struct {
 // run crawls w as node name of a cluster on s with its state in dir, until
 // the crawl is finished or ctx ends.
 func run(ctx context.Context, t *testing.T, s *server.Server, w *crawlertest.Web, name, dir string, cfg cluster.Config, started func(*node)) (*node, error) {
-	st, err := store.Open(dir, nil)
+	st, err := store.Open(dir, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +376,7 @@ func TestRefused(t *testing.T) {
 	t.Parallel()
 	s := startNATS(t)
 	nc := connect(t, s)
-	st, err := store.Open(filepath.Join(t.TempDir(), "a"), nil)
+	st, err := store.Open(filepath.Join(t.TempDir(), "a"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	st2, err := store.Open(filepath.Join(t.TempDir(), "b"), nil)
+	st2, err := store.Open(filepath.Join(t.TempDir(), "b"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ var benchURLs = flag.Int("store.urls", 1_000_000, "URLs BenchmarkURLs pushes (10
 func BenchmarkURLs(b *testing.B) {
 	for b.Loop() {
 		dir := b.TempDir()
-		st, err := store.Open(dir, &store.Options{ExpectedURLs: *benchURLs})
+		st, err := store.Open(dir, store.Options{ExpectedURLs: *benchURLs})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func BenchmarkURLs(b *testing.B) {
 			return nil
 		})
 		start = time.Now()
-		st, err = store.Open(dir, &store.Options{ExpectedURLs: *benchURLs})
+		st, err = store.Open(dir, store.Options{ExpectedURLs: *benchURLs})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -115,7 +115,7 @@ var benchPages = flag.Int("store.pages", 300_000, "pages BenchmarkPages crawls")
 func BenchmarkPages(b *testing.B) {
 	const hosts, popular = 20_000, 100_000
 	for b.Loop() {
-		st, err := store.Open(b.TempDir(), nil)
+		st, err := store.Open(b.TempDir(), store.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, dir string) storetest.State {
-		st, err := store.Open(dir, &store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
+		st, err := store.Open(dir, store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceAOPIC(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, dir string) storetest.State {
-		st, err := store.Open(dir, &store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
+		st, err := store.Open(dir, store.Options{ExpectedURLs: 10_000, CachedURLs: 1024})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func crawlSteps(t *testing.T, w *crawlertest.Web, fs *vfs.MemFS, budget int64, c
 		if runs > 100 {
 			t.Fatal("the crawl never ended")
 		}
-		st, err := store.Open("crawl", &store.Options{FS: copyLinks{fs}, ExpectedURLs: 10_000, SyncInterval: -1, MergeURLs: 20})
+		st, err := store.Open("crawl", store.Options{FS: copyLinks{fs}, ExpectedURLs: 10_000, SyncInterval: -1, MergeURLs: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,7 @@
 // that a crawl survives the end of its process, kill -9 included, and
 // holds more URLs than fit in memory.
 //
-//	st, err := store.Open(dir, nil)
+//	st, err := store.Open(dir, store.Options{})
 //	defer st.Close()
 //	c := &crawler.Crawler{Seen: st.Seen(), Frontier: st.Frontier(), ...}
 //	err = c.Run(ctx, seeds...) // the same program run again resumes

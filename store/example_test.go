@@ -25,7 +25,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	for run := 1; run <= 2; run++ {
-		st, err := store.Open(dir, nil)
+		st, err := store.Open(dir, store.Options{})
 		if err != nil {
 			panic(err)
 		}

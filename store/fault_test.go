@@ -75,7 +75,7 @@ func diskFullChild(dir, addr string) {
 		}
 		return nil
 	}))
-	st, err := store.Open(dir, &store.Options{FS: fs, ExpectedURLs: 10_000, MergeURLs: 50})
+	st, err := store.Open(dir, store.Options{FS: fs, ExpectedURLs: 10_000, MergeURLs: 50})
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(3)
@@ -148,7 +148,7 @@ func TestCorruptFiles(t *testing.T) {
 // resume opens the store in dir on fs and runs a crawl of w from it,
 // returning the first error. A panic fails the test.
 func resume(w *crawlertest.Web, fs vfs.FS, dir string) error {
-	st, err := store.Open(dir, &store.Options{FS: fs, ExpectedURLs: -1})
+	st, err := store.Open(dir, store.Options{FS: fs, ExpectedURLs: -1})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 func TestSeenLogMerges(t *testing.T) {
 	t.Parallel()
 	fs := vfs.NewMem()
-	o := &Options{FS: fs, ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
+	o := Options{FS: fs, ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
 	s, err := Open("crawl", o)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestSeenLogMerges(t *testing.T) {
 // sorted slice: they are in no set any more, and not yet in the database.
 func TestSeenFoundWhileMerging(t *testing.T) {
 	t.Parallel()
-	o := &Options{FS: vfs.NewMem(), ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
+	o := Options{FS: vfs.NewMem(), ExpectedURLs: -1, CachedURLs: -1, SyncInterval: -1, MergeURLs: 10}
 	s, err := Open("crawl", o)
 	if err != nil {
 		t.Fatal(err)

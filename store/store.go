@@ -290,10 +290,7 @@ var (
 // incompatible version is refused with an error wrapping ErrVersion; one
 // another process holds is refused too, and a directory that holds other
 // files, with ErrNotState.
-func Open(dir string, o *Options) (*Store, error) {
-	if o == nil {
-		o = &Options{}
-	}
+func Open(dir string, o Options) (*Store, error) {
 	if err := checkDir(cmp.Or[vfs.FS](o.FS, vfs.Default), dir); err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func open(t *testing.T, fs vfs.FS, o store.Options) *store.Store {
 		fs = vfs.NewMem()
 	}
 	o.FS = fs
-	st, err := store.Open("crawl", &o)
+	st, err := store.Open("crawl", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func entry(host string, i int) frontier.Entry {
 func TestReopen(t *testing.T) {
 	t.Parallel()
 	fs := vfs.NewMem()
-	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000})
+	st, err := store.Open("crawl", store.Options{FS: fs, ExpectedURLs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,17 +118,17 @@ func TestOpenRefuses(t *testing.T) {
 	t.Parallel()
 	fs := vfs.NewMem()
 	st := open(t, fs, store.Options{ExpectedURLs: 10})
-	if _, err := store.Open("crawl", &store.Options{FS: fs}); err == nil {
+	if _, err := store.Open("crawl", store.Options{FS: fs}); err == nil {
 		t.Error("a second Open of a store in use succeeded")
 	}
 	st.Close()
 	dir := t.TempDir() // on the operating system's files, locked as for another process
-	held, err := store.Open(dir, &store.Options{ExpectedURLs: 10})
+	held, err := store.Open(dir, store.Options{ExpectedURLs: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	if _, err := store.Open(dir, nil); !errors.Is(err, store.ErrLocked) {
+	if _, err := store.Open(dir, store.Options{}); !errors.Is(err, store.ErrLocked) {
 		t.Errorf("a second Open of a directory in use = %v, want ErrLocked", err)
 	}
 
@@ -138,7 +138,7 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	db.Set([]byte("m"), []byte{99}, pebble.Sync)
 	db.Close()
-	if _, err := store.Open("crawl", &store.Options{FS: fs}); !errors.Is(err, store.ErrVersion) {
+	if _, err := store.Open("crawl", store.Options{FS: fs}); !errors.Is(err, store.ErrVersion) {
 		t.Errorf("Open of a version-99 store = %v, want ErrVersion", err)
 	}
 }
@@ -191,7 +191,7 @@ func frontierOf(t *testing.T, st *store.Store, aopic bool, perHost int) interfac
 func testCrash(t *testing.T, interval time.Duration, aopic bool) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fs := vfs.NewCrashableMem()
-	st, err := store.Open("crawl", &store.Options{FS: copyLinks{fs}, ExpectedURLs: 1000, SyncInterval: interval, CheckpointPages: 3, MergeURLs: 3})
+	st, err := store.Open("crawl", store.Options{FS: copyLinks{fs}, ExpectedURLs: 1000, SyncInterval: interval, CheckpointPages: 3, MergeURLs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func testCrash(t *testing.T, interval time.Duration, aopic bool) {
 // fingerprints below next, and every entry waiting.
 func stateOf(t *testing.T, fs vfs.FS, next uint64, aopic bool) crawlState {
 	t.Helper()
-	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: -1, PerHost: -1})
+	st, err := store.Open("crawl", store.Options{FS: fs, ExpectedURLs: -1, PerHost: -1})
 	if err != nil {
 		t.Fatalf("reopen after a crash: %v", err)
 	}
@@ -703,7 +703,7 @@ func TestBeforeCommit(t *testing.T) {
 	fs := vfs.NewMem()
 	var calls int
 	var fail error
-	st, err := store.Open("crawl", &store.Options{FS: fs, SyncInterval: -1, BeforeCommit: func() error { calls++; return fail }})
+	st, err := store.Open("crawl", store.Options{FS: fs, SyncInterval: -1, BeforeCommit: func() error { calls++; return fail }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -732,7 +732,7 @@ func TestOpenRefusesOtherFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>a copy of a site</p>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := store.Open(dir, nil)
+	_, err := store.Open(dir, store.Options{})
 	if !errors.Is(err, store.ErrNotState) || !strings.Contains(err.Error(), "index.html") {
 		t.Fatalf("Open of a directory of other files = %v, want ErrNotState naming index.html", err)
 	}
@@ -742,12 +742,12 @@ func TestOpenRefusesOtherFiles(t *testing.T) {
 	}
 	// A store's own directory, and an empty one, open.
 	empty := t.TempDir()
-	st, err := store.Open(empty, &store.Options{ExpectedURLs: 10})
+	st, err := store.Open(empty, store.Options{ExpectedURLs: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = store.Open(empty, &store.Options{ExpectedURLs: 10})
+	st, err = store.Open(empty, store.Options{ExpectedURLs: 10})
 	if err != nil {
 		t.Fatalf("reopening a store: %v", err)
 	}

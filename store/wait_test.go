@@ -19,7 +19,7 @@ import (
 func TestHostWaitsAgainWhenOpened(t *testing.T) {
 	t.Parallel()
 	fs := vfs.NewMem()
-	o := &Options{FS: fs, ExpectedURLs: -1, SyncInterval: -1}
+	o := Options{FS: fs, ExpectedURLs: -1, SyncInterval: -1}
 	s, err := Open("crawl", o)
 	if err != nil {
 		t.Fatal(err)

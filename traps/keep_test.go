@@ -19,7 +19,7 @@ func openStore(t *testing.T, fs vfs.FS, st *store.Store) *store.Store {
 			t.Fatal(err)
 		}
 	}
-	st, err := store.Open("crawl", &store.Options{FS: fs, ExpectedURLs: 1000})
+	st, err := store.Open("crawl", store.Options{FS: fs, ExpectedURLs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

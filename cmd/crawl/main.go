@@ -157,7 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var archive *archive
 	if o.state != "" {
 		stepped = newSteps(fail)
-		so := &store.Options{PerHost: o.perHost, OnDone: stepped.done,
+		so := store.Options{PerHost: o.perHost, OnDone: stepped.done,
 			BeforeCommit: func() error { return errors.Join(archive.Sync(), stepped.sync()) }}
 		if st, err = openState(o, seeds, so); err != nil {
 			return err
@@ -294,7 +294,7 @@ func sayResuming(con io.Writer, o *options, st *store.Store, resumed []string) {
 // openState opens the -state directory for a crawl of seeds, with so,
 // which must be the crawl it holds, if any. A directory that holds other
 // files, or another crawl, is a usageError.
-func openState(o *options, seeds []string, so *store.Options) (*store.Store, error) {
+func openState(o *options, seeds []string, so store.Options) (*store.Store, error) {
 	st, err := store.Open(o.state, so)
 	if errors.Is(err, store.ErrNotState) {
 		return nil, usageError{fmt.Errorf("-state %s: %w", o.state, err)}
@@ -338,7 +338,7 @@ func printState(dir string, w io.Writer) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}
-	st, err := store.Open(dir, &store.Options{ExpectedURLs: -1}) // counts only: no Bloom filter to fill
+	st, err := store.Open(dir, store.Options{ExpectedURLs: -1}) // counts only: no Bloom filter to fill
 	if err != nil {
 		return fmt.Errorf("-state %s: %w", dir, err)
 	}

@@ -21,7 +21,7 @@ func TestGraphResumesEmpty(t *testing.T) {
 	fail := func(err error) { t.Errorf("output failed: %v", err) }
 	open := func() (*store.Store, *steps, *graphPages, bool) {
 		s := newSteps(fail)
-		st, err := store.Open(filepath.Join(tmp, "state"), &store.Options{ExpectedURLs: 10, OnDone: s.done, BeforeCommit: s.sync})
+		st, err := store.Open(filepath.Join(tmp, "state"), store.Options{ExpectedURLs: 10, OnDone: s.done, BeforeCommit: s.sync})
 		if err != nil {
 			t.Fatal(err)
 		}
