@@ -108,8 +108,7 @@ func (r *runState) request(ctx context.Context, j job, u *url.URL, o *outcome, c
 }
 
 // account tells the host table of a, the request of o's page at u, ending
-// now: it sets a.pace, and o.next and a.retired from the table's answer.
-// The DNS answer of a host whose name was not found is forgotten.
+// now (see recordRequest): it sets a.pace, o.next and a.retired.
 func (r *runState) account(u *url.URL, o *outcome, a *attempt, crawlDelay time.Duration) {
 	end := time.Now()
 	a.pace = politeness.Outcome{Err: a.err, Duration: end.Sub(a.start), CrawlDelay: crawlDelay}
@@ -117,17 +116,28 @@ func (r *runState) account(u *url.URL, o *outcome, a *attempt, crawlDelay time.D
 	if a.resp != nil {
 		a.pace.Status, a.pace.RetryAfter, a.pace.Duration = a.resp.Status, a.resp.Header.Get("Retry-After"), a.resp.Duration
 		bodyBytes = int64(len(a.resp.Body))
-	}
-	o.next, a.retired = r.hostTab.Record(o.entry.Host, false, bodyBytes, end, a.pace, a.err)
-	if a.resp != nil {
 		r.stats.fetchTime.Observe(a.pace.Duration)
 	}
-	if a.retired != nil {
+	a.retired = r.recordRequest(o, u, false, bodyBytes, end, a.pace, a.err)
+}
+
+// recordRequest tells the host table of a request to o's host at u (for
+// robots.txt if robots) that ended at end, and sets o.next. If the
+// request retired the host, it counts and logs it, and returns the error
+// the host's pages get; else a host whose name was not found has its DNS
+// answer forgotten, for its retry to ask the resolver again.
+func (r *runState) recordRequest(o *outcome, u *url.URL, robots bool, bytes int64, end time.Time, pace politeness.Outcome, cause error) (retired error) {
+	o.next, retired = r.hostTab.Record(o.entry.Host, robots, bytes, end, pace, cause)
+	switch {
+	case retired != nil:
 		r.stats.hostsRetired.Add(1)
-		r.log.Warn("host retired", "host", o.entry.Host, "err", a.retired)
-	} else if politeness.HostNotFound(a.err) {
-		r.forgetDNS(u.Hostname())
+		r.log.Warn("host retired", "host", o.entry.Host, "err", retired)
+	case politeness.HostNotFound(pace.Err):
+		if f, ok := r.fetcher.(fetch.DNSCaching); ok {
+			f.ForgetDNS(u.Hostname())
+		}
 	}
+	return retired
 }
 
 // retryLater reports whether the page of o is to be tried again after a:
@@ -237,38 +247,32 @@ func (r *runState) checkRobots(ctx context.Context, u *url.URL, o *outcome) (cra
 // file lists, as links of o's entry. It reports whether the host is
 // retired, and with it o done.
 func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, start time.Time, rules *politeness.Robots, err error) (retired bool) {
-	e := o.entry
 	r.stats.robotsFetched.Add(1)
 	end := time.Now()
 	pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: rules.CrawlDelay(r.agentToken)}
 	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
-	notFound := unavailable && politeness.HostNotFound(uerr.Err)
 	if unavailable {
 		pace.Status, pace.Err = uerr.Status, uerr.Err
 	}
-	var retiredErr error
-	o.next, retiredErr = r.hostTab.Record(e.Host, true, 0, end, pace, err)
-	switch { // logged once the host table has it
-	case notFound:
-		r.stats.errors.Add(fetch.KindDNS, 1)
-		r.log.Warn("host name not found: host deferred", "host", e.Host, "err", uerr.Err)
-	case unavailable:
-		r.stats.errors.Add(KindRobotsUnavailable, 1)
-		r.log.Warn("robots.txt unavailable: host deferred", "url", uerr.URL, "err", err, "retry_at", uerr.RetryAt)
+	retiredErr := r.recordRequest(o, u, true, 0, end, pace, err)
+	if unavailable { // counted, and logged once the host table has it
+		kind, msg := KindRobotsUnavailable, "robots.txt unavailable: host deferred"
+		if politeness.HostNotFound(uerr.Err) {
+			kind, msg = fetch.KindDNS, "host name not found: host deferred"
+		}
+		r.stats.errors.Add(kind, 1)
+		if retiredErr == nil {
+			r.log.Warn(msg, "host", o.entry.Host, "url", uerr.URL, "err", uerr.Err, "retry_at", uerr.RetryAt)
+		}
 	}
 	if retiredErr != nil {
-		r.stats.hostsRetired.Add(1)
-		r.log.Warn("host retired", "host", e.Host, "err", retiredErr)
 		r.skip(ctx, o, retiredErr)
 		return true
-	}
-	if notFound {
-		r.forgetDNS(u.Hostname())
 	}
 	if err == nil {
 		// They are no links of the page: no importance flows along them.
 		for _, l := range r.sitemaps.FromRobots(u, rules.Sitemaps()) {
-			r.addLink(o, l, e.Depth+1, 0)
+			r.addLink(o, l, o.entry.Depth+1, 0)
 		}
 		o.linkFPs = o.linkFPs[:0]
 	}
@@ -286,16 +290,6 @@ func (r *runState) skip(ctx context.Context, o *outcome, err error) {
 		r.log.Warn("address not allowed", "url", o.entry.URL, "err", err)
 	}
 	r.handle(ctx, pageOf(o.entry, err, time.Now()), o)
-}
-
-// forgetDNS has the Fetcher, if it caches DNS answers (as
-// fetch.HTTPFetcher does), forget the one it keeps for host, whose name
-// was just not found: the host's retry then asks the resolver again
-// rather than the cache's negative answer.
-func (r *runState) forgetDNS(host string) {
-	if f, ok := r.fetcher.(fetch.DNSCaching); ok {
-		f.ForgetDNS(host)
-	}
 }
 
 // handle runs the handler on p, the page of o, counting (not propagating)
