@@ -2,14 +2,12 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/zeebo/xxh3"
 
-	"crawler/canon"
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/internal/links"
@@ -85,15 +83,8 @@ func (r *runState) readHTML(p *Page, u *url.URL, o *outcome) {
 	p.Title = ex.Title
 	l := links.Resolve(r.canon, u, &ex, &r.linkSets)
 	p.Links, p.NoFollowLinks, p.Canonical = l.Links, l.NoFollow, l.Canonical
-	if tooLong := ex.LongHrefs + l.TooLong; tooLong > 0 {
-		r.stats.traps.Add(traps.URLLength, int64(tooLong))
-	}
-	if l.OtherSchemes > 0 { // mailto:, javascript: and the like
-		r.stats.otherSchemes.Add(int64(l.OtherSchemes))
-	}
-	if l.Bad > 0 {
-		r.stats.badLinks.Add(int64(l.Bad))
-	}
+	l.TooLong += ex.LongHrefs
+	r.countDropped(l.Dropped)
 	o.visit.Content, o.html = ex.Content, true
 	if r.nearDups != nil && !o.visit.Revisit {
 		if p.NearDuplicateOf = r.nearDups.FindOrAdd(e.URL, p.Body); p.NearDuplicateOf != "" {
@@ -127,9 +118,11 @@ func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry
 	}
 	r.stats.sitemaps.Add(1)
 	r.stats.outOfScope.Add(int64(l.OutOfScope))
+	var d links.Dropped
 	for _, err := range l.Unresolved {
-		r.badLink(err)
+		d.Count(err)
 	}
+	r.countDropped(d)
 	if l.Err != nil {
 		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
 	}
@@ -144,15 +137,17 @@ func (r *runState) listsSitemaps(ctx context.Context, origin string) bool {
 	return err == nil && len(rules.Sitemaps()) > 0
 }
 
-// badLink counts a link that did not resolve, by err.
-func (r *runState) badLink(err error) {
-	switch {
-	case errors.Is(err, canon.ErrScheme): // mailto:, javascript: and the like
-		r.stats.otherSchemes.Add(1)
-	case errors.Is(err, canon.ErrTooLong):
-		r.stats.traps.Add(traps.URLLength, 1)
-	default:
-		r.stats.badLinks.Add(1)
+// countDropped counts the links of a page that did not resolve: in
+// Stats.OtherSchemes, the URLLength trap rule, Stats.BadLinks.
+func (r *runState) countDropped(d links.Dropped) {
+	if d.OtherSchemes > 0 { // no shared counter is written for nothing
+		r.stats.otherSchemes.Add(int64(d.OtherSchemes))
+	}
+	if d.TooLong > 0 {
+		r.stats.traps.Add(traps.URLLength, int64(d.TooLong))
+	}
+	if d.Bad > 0 {
+		r.stats.badLinks.Add(int64(d.Bad))
 	}
 }
 

@@ -19,11 +19,28 @@ type Resolved struct {
 	// Canonical is the page's rel=canonical link resolved, or "" if it has
 	// none or it does not resolve.
 	Canonical string
-	// OtherSchemes counts the hrefs of no http(s) URL (mailto:,
-	// javascript: and the like: canon.ErrScheme), TooLong those over
-	// canon.MaxLength once resolved (canon.ErrTooLong), and Bad the others
-	// that did not resolve.
+	// Dropped counts the hrefs that did not resolve.
+	Dropped
+}
+
+// Dropped counts links that did not resolve, by why: OtherSchemes those
+// of no http(s) URL (mailto:, javascript: and the like: canon.ErrScheme),
+// TooLong those over canon.MaxLength once resolved (canon.ErrTooLong),
+// and Bad the others.
+type Dropped struct {
 	OtherSchemes, TooLong, Bad int
+}
+
+// Count counts a link that did not resolve with err.
+func (d *Dropped) Count(err error) {
+	switch {
+	case errors.Is(err, canon.ErrScheme):
+		d.OtherSchemes++
+	case errors.Is(err, canon.ErrTooLong):
+		d.TooLong++
+	default:
+		d.Bad++
+	}
 }
 
 // Resolve resolves the links of ex, extracted from the page at page, into
@@ -71,15 +88,8 @@ func (l *Resolved) resolve(c *canon.Canonicalizer, base *url.URL, hrefs []string
 	links := make([]string, 0, len(hrefs))
 	for _, href := range hrefs {
 		u, err := c.Resolve(base, href)
-		switch {
-		case errors.Is(err, canon.ErrScheme):
-			l.OtherSchemes++
-			continue
-		case errors.Is(err, canon.ErrTooLong):
-			l.TooLong++
-			continue
-		case err != nil:
-			l.Bad++
+		if err != nil {
+			l.Count(err)
 			continue
 		}
 		if _, dup := seen[u]; dup {
