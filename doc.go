@@ -25,12 +25,12 @@
 // frontier), which hands it out once its host may be asked. A worker
 // (worker.go) asks the host's robots.txt (politeness.RobotsCache),
 // fetches the URL (package fetch), has the host's pace recorded
-// (politeness.Hosts), reads the links of an HTML page, a redirect's
-// target or the URLs of a sitemap (sitemap.Discovery), passes the [Page]
-// to the [Handler] (handler.go), and sends back the links in scope
-// (scope.go). The scheduler applies that outcome as one step: the links
+// (politeness.Hosts), reads the links of an HTML page (internal/links), a
+// redirect's target or the URLs of a sitemap (sitemap.Discovery) in
+// response.go, passes the [Page] to the [Handler] (handler.go), and sends
+// back the links in scope (scope.go). The scheduler applies that outcome as one step: the links
 // are discovered, the frontier told, the page's revisit planned
-// (revisit.Tracker), and a durable frontier commits the step (keep.go).
+// (revisit.Tracker), and a durable frontier commits the step.
 //
 // One scheduler goroutine owns the frontier and the seen-set, so neither
 // needs locks; Workers goroutines do the parallel work.
