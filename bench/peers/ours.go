@@ -79,10 +79,7 @@ func ours(ctx context.Context, cfg Config, f frontier.Frontier) (Result, error) 
 // oursCrawler is the Crawler of OursFIFO, with the frontier f (nil: FIFO).
 func oursCrawler(cfg Config, f frontier.Frontier) *crawler.Crawler {
 	return &crawler.Crawler{
-		Fetcher: &fetch.HTTPFetcher{
-			Client:    &http.Client{Transport: cfg.Transport},
-			UserAgent: UserAgent,
-		},
+		Fetcher:   &fetch.HTTPFetcher{Client: &http.Client{Transport: cfg.Transport}},
 		Frontier:  f,
 		UserAgent: UserAgent,
 		Workers:   cfg.Workers,
