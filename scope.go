@@ -1,8 +1,9 @@
 package crawler
 
 import (
-	"net"
 	"strings"
+
+	"crawler/canon"
 )
 
 // Scope says which discovered URLs a crawl follows. Its zero value follows
@@ -53,24 +54,11 @@ func (s *scopeCheck) allows(u, host string, depth int) (ok, tooDeep bool) {
 	if s.SameHost && !s.seedHosts[host] {
 		return false, false
 	}
-	if len(s.domains) > 0 && !inDomains(host, s.domains) {
+	if len(s.domains) > 0 && !canon.InDomains(host, s.domains) {
 		return false, false
 	}
 	if s.MaxDepth > 0 && depth > s.MaxDepth {
 		return false, true
 	}
 	return s.Allow == nil || s.Allow(u, depth), false
-}
-
-func inDomains(hostport string, domains []string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	for _, d := range domains {
-		if host == d || strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.' {
-			return true
-		}
-	}
-	return false
 }
