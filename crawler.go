@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -54,9 +55,11 @@ var (
 )
 
 // Crawler crawls the web from seed URLs. Set its fields, then call Run. The
-// zero value crawls politely: robots.txt obeyed, one request at a time per
-// host, a second between them, breadth-first, every http(s) link followed.
-// Numbers follow the package's rule: 0 is the default, negative is off.
+// zero value crawls politely: robots.txt obeyed (RFC 9309), one request at
+// a time per host, a second between them or more (politeness.Pacing),
+// traps bounded, breadth-first, every http(s) link followed, loopback and
+// private addresses refused (fetch.AddressPolicy). Numbers follow the
+// package's rule: 0 is the default, negative is off.
 //
 // Fields must not change while Run is running; Run never writes them. A
 // second Run resumes the first (see the package doc).
@@ -262,12 +265,8 @@ func (e *NoPagesError) Unwrap() []error {
 
 // refused reports whether every seed was refused its address.
 func (e *NoPagesError) refused() bool {
-	for _, s := range e.Seeds {
-		if !errors.Is(s.Err, fetch.ErrBlockedAddress) {
-			return false
-		}
-	}
-	return len(e.Seeds) > 0
+	notRefused := func(s SeedError) bool { return !errors.Is(s.Err, fetch.ErrBlockedAddress) }
+	return len(e.Seeds) > 0 && !slices.ContainsFunc(e.Seeds, notRefused)
 }
 
 // validate reports the fields that no crawl can run with: a negative

@@ -35,19 +35,6 @@
 // One scheduler goroutine owns the frontier and the seen-set, so neither
 // needs locks; Workers goroutines do the parallel work.
 //
-// # Defaults
-//
-// The zero Crawler is polite: it obeys robots.txt (RFC 9309), sends one
-// request at a time to a host, paces each host as [politeness.Pacing] says
-// (at least 1 s apart, more for a slow host or a Crawl-delay, backoff and
-// Retry-After on failures), retries a failed URL twice, follows 10
-// redirects, honours nofollow and noindex, bounds what crawler traps cost
-// (package [traps]) and crawls breadth-first ([frontier.FIFO]). The default
-// fetcher ([fetch.HTTPFetcher]) reads at most 10 MiB of a body in 30 s,
-// caches DNS, and refuses loopback, private and other special-purpose
-// addresses after DNS resolution and on every redirect hop
-// ([fetch.AddressPolicy] allows some, such as a test server).
-//
 // # Stopping, resuming and durable crawls
 //
 // A crawl outlives its Runs: the frontier and seen-set a Run makes for nil

@@ -311,20 +311,21 @@ func (r *runState) restore(k frontier.Keeper) error {
 	c := r.c
 	var before Stats
 	var hosts []string
-	for name, v := range map[string]any{keptStats: &before, keptSeedHosts: &hosts} {
-		found, err := kept(k, name, v)
-		if err != nil {
-			return err
-		}
-		if found && name == keptStats {
-			r.before = &before
-		}
+	found, err := kept(k, keptStats, &before)
+	if err == nil {
+		_, err = kept(k, keptSeedHosts, &hosts)
+	}
+	if err == nil {
+		err = r.traps.Restore(k)
+	}
+	if err != nil {
+		return err
+	}
+	if found {
+		r.before = &before
 	}
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
-	}
-	if err := r.traps.Restore(k); err != nil {
-		return err
 	}
 
 	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })

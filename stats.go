@@ -119,10 +119,8 @@ func (s *Stats) plus(t Stats) Stats {
 
 // plusMaps returns the counts of a and b added, in a new map.
 func plusMaps[K comparable](a, b map[K]int64) map[K]int64 {
-	sum := maps.Clone(b)
-	if sum == nil {
-		sum = map[K]int64{}
-	}
+	sum := make(map[K]int64, len(b))
+	maps.Copy(sum, b)
 	for k, n := range a {
 		sum[k] += n
 	}
