@@ -33,7 +33,9 @@
 // (revisit.Tracker), and a durable frontier commits the step.
 //
 // One scheduler goroutine owns the frontier and the seen-set, so neither
-// needs locks; Workers goroutines do the parallel work.
+// needs locks; Workers goroutines do the parallel work. Package
+// crawlertest serves a synthetic web on loopback, with ground truth, to
+// test a crawl against: the crawler's own tests use it, and so can yours.
 //
 // # Stopping, resuming and durable crawls
 //
@@ -63,10 +65,4 @@
 // (MaxPages, PerHost, HTTPFetcher.Timeout). Workers, which has no "off",
 // makes Run fail when negative. Each field's doc says what its 0 and
 // negative are; the CLI's flags mean what the fields of their names mean.
-//
-// # Testing
-//
-// Package crawlertest serves a deterministic synthetic web of many virtual
-// hosts on loopback, with ground truth to assert against; the crawler's
-// own tests and benchmarks use it, and so can yours.
 package crawler

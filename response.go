@@ -11,7 +11,6 @@ import (
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/internal/links"
-	"crawler/revisit"
 	"crawler/sitemap"
 	"crawler/traps"
 )
@@ -93,20 +92,6 @@ func (r *runState) readHTML(p *Page, u *url.URL, o *outcome) {
 	}
 }
 
-// compare tells p, the page of a revisit, and o whether the page is as
-// the visit before saw it: a 304 Not Modified, or a 2xx with the same
-// content fingerprint.
-func (r *runState) compare(p *Page, o *outcome, last *revisit.Last) {
-	if !o.visit.Unchanged(last) {
-		return
-	}
-	if o.visit.Status == http.StatusNotModified {
-		r.stats.notModified.Add(1)
-	}
-	p.Unchanged = true
-	r.stats.unchanged.Add(1)
-}
-
 // readSitemap returns the links of body, the response at u, if it is a
 // sitemap (see sitemap.Discovery.Read), with the lastmods it gives them
 // under Recrawl, counting it. MaxLinksPerPage does not apply: the
@@ -128,13 +113,6 @@ func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry
 	}
 	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
 	return l.URLs, l.LastMods
-}
-
-// listsSitemaps reports whether the robots.txt of origin lists sitemaps,
-// fetching it if needed: sitemap.Discovery.ListsSitemaps.
-func (r *runState) listsSitemaps(ctx context.Context, origin string) bool {
-	rules, _, err := r.robots.Get(ctx, origin)
-	return err == nil && len(rules.Sitemaps()) > 0
 }
 
 // countDropped counts the links of a page that did not resolve: in

@@ -43,7 +43,7 @@ type runState struct {
 	hostTab   *politeness.Hosts
 	holdUntil time.Time // when a Run that resumes a crawl may ask its first host (see pushSeeds)
 
-	fetchRobots           politeness.FetchFunc // robots.txt through fetcher, for the cache Run made (Crawler.fetchRobots)
+	fetchRobots           politeness.FetchFunc // robots.txt through fetcher, for the cache Run made (lend)
 	userAgent, agentToken string
 	workers               int
 	maxRedirects          int
@@ -128,7 +128,10 @@ func (c *Crawler) newRun(h Handler) *runState {
 	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
 	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
 	if !c.IgnoreRobots {
-		r.sitemaps.ListsSitemaps = r.listsSitemaps
+		r.sitemaps.ListsSitemaps = func(ctx context.Context, origin string) bool {
+			rules, _, err := r.robots.Get(ctx, origin)
+			return err == nil && len(rules.Sitemaps()) > 0
+		}
 	}
 	r.committer, _ = r.frontier.(frontier.Committer)
 	r.exchange, _ = r.frontier.(frontier.Exchanger)
@@ -168,7 +171,10 @@ func (m *made) lend(c *Crawler, r *runState) {
 	}
 	if r.robots = c.Robots; r.robots == nil || r.robots.Fetch == nil {
 		if m.robots == nil || m.robotsOf != c.Robots {
-			m.robots, m.robotsOf = c.Robots.WithFetch(c.fetchRobots), c.Robots
+			fetchRobots := func(ctx context.Context, robotsURL string) (int, []byte, error) {
+				return c.active.Load().fetchRobots(ctx, robotsURL) // through the running Run's Fetcher
+			}
+			m.robots, m.robotsOf = c.Robots.WithFetch(fetchRobots), c.Robots
 		}
 		r.robots = m.robots
 	}
@@ -178,12 +184,6 @@ func (m *made) lend(c *Crawler, r *runState) {
 		m.traps.Configure(c.Traps)
 	}
 	r.traps = m.traps
-}
-
-// fetchRobots is the Fetch of the robots.txt cache made by Run: through
-// the running Run's Fetcher, with its User-Agent.
-func (c *Crawler) fetchRobots(ctx context.Context, robotsURL string) (int, []byte, error) {
-	return c.active.Load().fetchRobots(ctx, robotsURL)
 }
 
 // canonicalSeeds returns the seeds canonical, or the errors of those

@@ -7,7 +7,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,19 +143,11 @@ func (s Stats) String() string {
 
 // ErrorSummary formats Errors as "kind=n" pairs in a fixed order.
 func (s Stats) ErrorSummary() string {
-	kinds := make([]string, 0, len(s.Errors))
-	for k := range s.Errors {
-		kinds = append(kinds, k)
+	pairs := make([]string, 0, len(s.Errors))
+	for _, k := range slices.Sorted(maps.Keys(s.Errors)) {
+		pairs = append(pairs, fmt.Sprintf("%s=%d", k, s.Errors[k]))
 	}
-	sort.Strings(kinds)
-	var b strings.Builder
-	for i, k := range kinds {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%d", k, s.Errors[k])
-	}
-	return b.String()
+	return strings.Join(pairs, " ")
 }
 
 func byteSize(n int64) string {

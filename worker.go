@@ -178,8 +178,12 @@ func (r *runState) read(ctx context.Context, u *url.URL, o *outcome, last *revis
 		return p
 	}
 	r.readResponse(ctx, p, u, o, a.resp)
-	if last != nil {
-		r.compare(p, o, last)
+	if last != nil && o.visit.Unchanged(last) { // a 304, or a 2xx with the content it had
+		p.Unchanged = true
+		r.stats.unchanged.Add(1)
+		if o.visit.Status == http.StatusNotModified {
+			r.stats.notModified.Add(1)
+		}
 	}
 	return p
 }
