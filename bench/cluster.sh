@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures a cluster crawl (README, "Many machines on one crawl"): a
+# Measures a cluster crawl (README, "Crawling on several machines"): a
 # nats-server and NODES crawl processes on this machine crawl a web of 60
 # hosts whose answers take 50 ms, to the end; prints the wall time, the
 # server's own count (requests, pages missed, fetched twice, robots.txt

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures rendering (README, "From pages to data"): the CLI crawls a
+# Measures rendering (README, "Extraction and rendering"): the CLI crawls a
 # crawlertest ScriptSite of 3 x PAGES script-made pages with -render at
 # 1, 4 and 8 tabs (as many pages of the one host in flight), RUNS times
 # each, and prints pages/s and the peak memory of the crawl with its
