@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures what -out, -warc, -near-dups and -graph cost a crawl (README,
-# "Archives, near-duplicates, the link graph"): the CLI crawls PAGES pages of a web of 20,000 hosts whose
-# answers take LATENCY, with 32 workers, RUNS rounds, each round running
+# "Archives, near-duplicates, the link graph"): the CLI crawls PAGES pages
+# of a web of 20,000 hosts whose answers take LATENCY, with 32 workers, RUNS rounds, each round running
 # every variant once in turn, and prints pages/s of each run. STATE=1 also
 # gives every variant -state.
 #
