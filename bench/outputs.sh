@@ -2,9 +2,10 @@
 # Measures what -out, -warc, -near-dups and -graph cost a crawl (README,
 # "Archives, near-duplicates, the link graph"): the CLI crawls PAGES pages of
 # a web of 20,000 hosts whose answers take LATENCY, with 32 workers, RUNS
-# rounds, each round running every variant once in turn, and prints pages/s of
-# each run. STATE=1 also gives every variant -state.    bench/outputs.sh PAGES
-# LATENCY RUNS      e.g. bench/outputs.sh 20000 5ms 3
+# rounds, each round running every variant once in turn, and prints pages/s
+# of each run. STATE=1 also gives every variant -state.
+#
+#   bench/outputs.sh PAGES LATENCY RUNS      e.g. bench/outputs.sh 20000 5ms 3
 set -euo pipefail
 PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
 . "$(dirname "$0")/lib.sh"
