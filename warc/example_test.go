@@ -3,7 +3,6 @@ package warc_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"time"
@@ -49,12 +48,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	r := warc.NewReader(f)
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
+	for rec, err := range warc.NewReader(f).All() {
 		if err != nil {
 			log.Fatal(err)
 		}

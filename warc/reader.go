@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -113,6 +114,23 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// All returns the records that Next returns, in order, for a range loop;
+// an error other than io.EOF is its last pair, (nil, err). The sequence
+// is single-use: it reads on from where r is.
+func (r *Reader) All() iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 func (r *Reader) next() (*Record, error) {

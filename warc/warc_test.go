@@ -600,19 +600,45 @@ func TestCrashCut(t *testing.T) {
 	whole := wholeFile(t, 3)
 	// a kill -9 during the last write: its members are cut anywhere
 	for _, cut := range []int{len(whole) - 1, len(whole) - 9, len(whole) - 1000, len(whole) - 2100} {
-		r := warc.NewReader(bytes.NewReader(whole[:cut]))
 		n := 0
 		var err error
-		for {
-			_, err = r.Next()
-			if err != nil {
-				break
+		for rec, recErr := range warc.NewReader(bytes.NewReader(whole[:cut])).All() {
+			if err = recErr; err == nil && rec != nil {
+				n++
 			}
-			n++
 		}
 		if n < 4 || n > 6 || !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("cut at %d of %d: %d records, then %v; want 4 or 5, then io.ErrUnexpectedEOF", cut, len(whole), n, err)
 		}
+	}
+}
+
+// TestAllStops checks that All ends with the file, and that a loop that
+// breaks reads no further.
+func TestAllStops(t *testing.T) {
+	whole := wholeFile(t, 3)
+	r := warc.NewReader(bytes.NewReader(whole))
+	n := 0
+	for _, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 2 {
+			break
+		}
+	}
+	rest := 0
+	for _, err := range r.All() { // reads on from the third record
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest++
+	}
+	if n != 2 || rest < 2 {
+		t.Errorf("%d records, then %d more; want 2, then the rest", n, rest)
+	}
+	if rec, err := r.Next(); rec != nil || err != io.EOF {
+		t.Errorf("Next after All = %v, %v; want io.EOF", rec, err)
 	}
 }
 

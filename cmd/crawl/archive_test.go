@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,12 +153,7 @@ func forEachRecord(t *testing.T, name string, f func(*warc.Record)) {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	r := warc.NewReader(file)
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
+	for rec, err := range warc.NewReader(file).All() {
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(name), err)
 		}

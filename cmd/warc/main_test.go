@@ -112,17 +112,13 @@ func readRecords(t *testing.T, name string) []*warc.Record {
 	}
 	defer f.Close()
 	var recs []*warc.Record
-	r := warc.NewReader(f)
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
+	for rec, err := range warc.NewReader(f).All() {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		recs = append(recs, rec)
 	}
+	return recs
 }
 
 // find returns the file and record of the response to url.
