@@ -21,10 +21,10 @@
 // [HTTPFetcher]'s zero value sends [DefaultUserAgent], reads at most
 // [DefaultMaxBodyBytes] (10 MiB, counted after gzip decoding, so a
 // decompression bomb is cut like any body) in at most [DefaultTimeout]
-// (30 s), keeps no cookies, and dials through [NewTransport]: keep-alive
-// and HTTP/2, 1024 idle connections (4 per host), dial 10 s, TLS handshake
-// 10 s, response header 20 s and at most 256 KiB, no proxy unless you set
-// one. As everywhere in this SDK, a number's 0 means its default and a
+// (30 s), keeps no cookies (set its Jar for that), and dials through
+// [NewTransport]: keep-alive and HTTP/2, 1024 idle connections (4 per
+// host), dial 10 s, TLS handshake 10 s, response header 20 s and at most
+// 256 KiB, no proxy unless you set one. As everywhere in this SDK, a number's 0 means its default and a
 // negative value switches it off.
 //
 // # The SSRF guard

@@ -100,8 +100,17 @@ type HTTPFetcher struct {
 	// it connects to against Addresses, and has no cookie jar.
 	// The fetcher uses a copy of it whose CheckRedirect stops at the first
 	// response, since redirects are the crawler's to schedule. Cookies are
-	// sent and kept only if the Client has a Jar.
+	// sent and kept only if the fetcher or the Client has a Jar.
 	Client *http.Client
+	// Jar, if not nil, holds the crawl's cookies (such as a
+	// [crawler/cookies.Jar], bounded and persistent): a request gets the
+	// Cookie header that Jar.Cookies gives for its URL, and the
+	// Set-Cookie headers of its response are given to Jar.SetCookies for
+	// the URL requested. Each redirect hop, being a fetch of its own, gets
+	// and sets its own URL's cookies. It takes the place of the Client's
+	// Jar. Nil: the Client's Jar, which is nil by default: no cookies are
+	// sent or kept.
+	Jar http.CookieJar
 	// MaxBodyBytes caps bodies when the Request names no cap. 0 means
 	// DefaultMaxBodyBytes; a negative value, no cap (for your own servers
 	// only). The cap counts bytes as the body is decoded (the transport's
@@ -237,6 +246,9 @@ func (f *HTTPFetcher) init() {
 		f.dns = f.DNS
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if f.Jar != nil {
+		c.Jar = f.Jar // net/http's Client sends and keeps the cookies of each request it sends
+	}
 	f.direct = &dialPolicy{policy: &f.Addresses}
 	f.transport = c.Transport
 	if f.transport == nil {
