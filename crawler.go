@@ -68,7 +68,8 @@ type Crawler struct {
 	// only discovers.
 	Handler Handler
 	// Fetcher fetches pages and robots.txt. Nil: a [fetch.HTTPFetcher]
-	// with its defaults, which refuse loopback and private addresses.
+	// with its defaults, which refuse loopback and private addresses, and
+	// a [cookies.Jar] that keeps the crawl's cookies.
 	Fetcher fetch.Fetcher
 	// Frontier orders the URLs to fetch and bounds the requests in flight
 	// to a host (its PerHost). Nil: a [frontier.FIFO], one at a time.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"crawler/canon"
+	"crawler/cookies"
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/internal/depths"
@@ -153,7 +154,7 @@ func (c *Crawler) newRun(h Handler) *runState {
 func (m *made) lend(c *Crawler, r *runState) {
 	if r.fetcher = c.Fetcher; r.fetcher == nil {
 		if m.fetcher == nil {
-			m.fetcher = &fetch.HTTPFetcher{}
+			m.fetcher = &fetch.HTTPFetcher{Jar: &cookies.Jar{}} // the crawl's cookies: kept for Runs that resume it
 		}
 		r.fetcher = m.fetcher
 	}

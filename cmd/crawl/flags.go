@@ -13,6 +13,7 @@ import (
 
 	"crawler"
 	"crawler/canon"
+	"crawler/cookies"
 	"crawler/extract"
 	"crawler/fetch"
 	"crawler/politeness"
@@ -58,6 +59,9 @@ type options struct {
 	recrawlMax         time.Duration
 	duration           time.Duration
 	userAgent, out     string
+	cookies            bool            // keep cookies (-cookies)
+	cookieFile         string          // -cookie-file
+	cookieEntries      []cookies.Entry // read from cookieFile by validate
 	json, verbose      bool
 	progress           time.Duration
 	seen               string
@@ -197,6 +201,8 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	durationVar(fs, &o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0: no bound but its host's pacing)")
 	durationVar(fs, &o.recrawlMax, "recrawl-max", revisit.DefaultMaxInterval, "with -recrawl: the longest time between two visits of a page (0: none, a page may never be revisited)")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
+	fs.BoolVar(&o.cookies, "cookies", true, "keep cookies as a browser does (RFC 6265), bounded: 50 a site, 4 KiB a cookie, 3000 in all (-cookies=false: none)")
+	fs.StringVar(&o.cookieFile, "cookie-file", "", "load the cookies of a Netscape `cookies.txt` (as curl, wget and browser exports write it) before the crawl")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")
 	fs.BoolVar(&o.verbose, "v", false, "log a debug line per page on stderr, besides the warnings")
@@ -278,10 +284,34 @@ func (o *options) validate() error {
 	}
 	check(o.renderTabs >= 0, "-render-tabs %d: want 1 or more (default %d)", o.renderTabs, render.DefaultTabs)
 	check(o.report != "-", "-report writes an HTML file: give its path, not -")
+	check(o.cookieFile == "" || o.cookies, "-cookie-file %s: cookies are off (-cookies=false)", o.cookieFile)
+	if o.cookieFile != "" && o.cookies {
+		var err error
+		if o.cookieEntries, err = readCookieFile(o.cookieFile); err != nil {
+			errs = append(errs, fmt.Errorf("-cookie-file %s: %w", o.cookieFile, err))
+		}
+	}
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}
 	return errors.Join(errs...)
+}
+
+// readCookieFile reads the cookies of a Netscape cookies.txt, and refuses
+// a file of which the jar would refuse some (a public suffix's, one too
+// large): the crawl would not have the session it was given. Expired
+// cookies are dropped, as a browser drops them.
+func readCookieFile(name string) ([]cookies.Entry, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := cookies.ReadNetscape(f)
+	if err != nil {
+		return nil, err
+	}
+	return entries, new(cookies.Jar).Import(entries)
 }
 
 // finite reports whether f is neither NaN nor infinite.

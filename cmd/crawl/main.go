@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"crawler"
+	"crawler/cookies"
 	"crawler/crawlertest"
 	"crawler/fetch"
 	"crawler/frontier"
@@ -491,6 +492,11 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: o.addresses.policy}
+	if o.cookies {
+		jar := &cookies.Jar{}
+		jar.Import(o.cookieEntries) // validate refused a file with an entry the jar would not take
+		f.Jar = jar
+	}
 	// The fetcher's, not tr's: with a Recorder it dials through a copy of tr.
 	closeFetcher = f.CloseIdleConnections
 	if o.demo {
