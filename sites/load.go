@@ -63,16 +63,28 @@ func Load(name string, src []byte, lookupEnv func(string) (string, bool)) (*Rule
 	var f rawFile
 	md, err := toml.Decode(string(src), &f)
 	if pe, ok := errors.AsType[toml.ParseError](err); ok {
-		return nil, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
+		line := pe.Position.Line
+		if line < 1 { // the lexer leaves some errors without one
+			line = 1 + strings.Count(string(src[:min(max(pe.Position.Start, 0), len(src))]), "\n")
+		}
+		return nil, &Error{File: name, Line: line, Key: pe.LastKey, Err: errors.New(pe.Message)}
 	}
 	l := &loader{name: name, env: lookupEnv}
 	l.index(string(src), md.Keys())
+	if err == nil {
+		for _, k := range md.Undecoded() {
+			return nil, l.errorf(-2, k.String(), "unknown key%s", hint(k[len(k)-1], siteKeys))
+		}
+	}
+	// The decoder matches keys to fields ignoring case; TOML keys have it.
+	for _, k := range md.Keys() {
+		if k[0] != "site" || len(k) > 1 && !slices.Contains(siteKeys[1:], k[1]) {
+			return nil, l.errorf(-2, k.String(), "unknown key%s", hint(k[len(k)-1], siteKeys))
+		}
+	}
 	if err != nil {
 		// With every leaf decoded by val, only the shape of site can be wrong.
 		return nil, l.errorf(-1, "site", "must be tables, written [[site]]")
-	}
-	for _, k := range md.Undecoded() {
-		return nil, l.errorf(-2, k.String(), "unknown key%s", hint(k[len(k)-1], siteKeys))
 	}
 	sites := make([]Site, 0, len(f.Site))
 	matchLines := make([]int, 0, len(f.Site))
@@ -165,12 +177,15 @@ func (l *loader) index(src string, keys []toml.Key) {
 		if len(k) == 1 && k[0] == "site" {
 			site++
 		}
-		s := k.String()
-		if _, ok := l.lines[lineKey{site, s}]; !ok {
-			l.lines[lineKey{site, s}] = lines[i]
-		}
-		if _, ok := l.first[s]; !ok {
-			l.first[s] = lines[i]
+		// The key and the tables it makes implicitly ("a" of a.b = 1).
+		for j := len(k); j > 0; j-- {
+			s := k[:j].String()
+			if _, ok := l.lines[lineKey{site, s}]; !ok {
+				l.lines[lineKey{site, s}] = lines[i]
+			}
+			if _, ok := l.first[s]; !ok {
+				l.first[s] = lines[i]
+			}
 		}
 	}
 }
