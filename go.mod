@@ -3,6 +3,7 @@ module crawler
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/PuerkitoBio/purell v1.2.1
 	github.com/andybalholm/cascadia v1.3.4
