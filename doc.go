@@ -46,8 +46,9 @@
 //
 // A durable frontier (package store: a [frontier.Committer], Keeper and
 // Recorder) keeps the crawl across processes: the URLs waiting, the
-// seen-set, [Crawler.TotalStats], the seeds' hosts, the trap rules' state
-// and the revisits are written together, a step at a time, and kill -9
+// seen-set, [Crawler.TotalStats], the seeds' hosts, the trap rules' state,
+// the revisits and the cookies (of a fetch.HTTPFetcher whose Jar is a
+// cookies.Jar) are written together, a step at a time, and kill -9
 // loses no step committed. The pages in flight then are fetched again
 // (and may be counted twice), and a Run that resumes a crawl asks no host
 // before Pacing.MinDelay. Kept for the Run only: the near-duplicate

@@ -301,6 +301,7 @@ func (r *runState) startRevisits() error {
 // trap rules keep theirs (traps.Guard.Restore).
 const (
 	keptStats     = "crawler/stats"      // TotalStats as of the last commit
+	keptCookies   = "crawler/cookies"    // the jar of a fetch.HTTPFetcher whose Jar is a cookies.Jar
 	keptSeedHosts = "crawler/seed-hosts" // the hosts of every seed, which Scope.SameHost keeps to
 )
 
@@ -328,6 +329,9 @@ func (r *runState) restore(k frontier.Keeper) error {
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
 	}
+	if err := r.restoreCookies(k); err != nil {
+		return err
+	}
 
 	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })
 	keptHosts := len(hosts)
@@ -337,6 +341,36 @@ func (r *runState) restore(k frontier.Keeper) error {
 		}
 		keptHosts = len(c.made.seedHosts)
 		return marshal(slices.Sorted(maps.Keys(c.made.seedHosts)))
+	})
+	return nil
+}
+
+// restoreCookies gives the Fetcher's jar, if it is a cookies.Jar, the
+// cookies k kept, and has k keep them when they change: a resumed crawl
+// keeps its sessions.
+func (r *runState) restoreCookies(k frontier.Keeper) error {
+	f, _ := r.fetcher.(*fetch.HTTPFetcher)
+	if f == nil {
+		return nil
+	}
+	jar, _ := f.Jar.(*cookies.Jar)
+	if jar == nil {
+		return nil
+	}
+	var entries []cookies.Entry
+	if _, err := kept(k, keptCookies, &entries); err != nil {
+		return err
+	}
+	if err := jar.Import(entries); err != nil {
+		r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
+	}
+	keptAt := jar.Changes()
+	k.Keep(keptCookies, func() []byte {
+		if jar.Changes() == keptAt {
+			return nil
+		}
+		keptAt = jar.Changes()
+		return marshal(jar.Export())
 	})
 	return nil
 }

@@ -135,6 +135,7 @@ type Jar struct {
 	sites      map[string]map[key]*cookie // by site (eTLD+1)
 	n          int
 	seq, tick  uint64
+	changes    uint64  // cookies set, replaced or removed (see Changes)
 	head, tail *cookie // least and most recently used
 }
 
@@ -289,6 +290,7 @@ func (j *Jar) entry(c *http.Cookie, host, path string, secure bool, now time.Tim
 // and path, keeping that one's creation time, or deletes that cookie if
 // e has expired; then it applies the bounds. j.mu is held.
 func (j *Jar) store(e Entry, now time.Time) {
+	j.changes++
 	site := siteOf(e.Domain)
 	k := key{e.Domain, e.Path, e.Name}
 	m := j.sites[site]
@@ -379,6 +381,7 @@ func (j *Jar) unlink(c *cookie) {
 
 // remove drops c from the jar. j.mu is held.
 func (j *Jar) remove(c *cookie) {
+	j.changes++
 	j.unlink(c)
 	m := j.sites[c.site]
 	delete(m, key{c.Domain, c.Path, c.Name})
@@ -431,6 +434,15 @@ func (j *Jar) Cookies(u *url.URL) []*http.Cookie {
 		out[i] = &cs[i]
 	}
 	return out
+}
+
+// Changes returns a number that grows whenever a cookie is set, replaced
+// or removed (sending cookies does not change it), so that a durable
+// store keeps the jar only when it changed since it last did.
+func (j *Jar) Changes() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.changes
 }
 
 // Export returns a copy of every cookie in the jar that has not expired,

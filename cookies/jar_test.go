@@ -296,3 +296,22 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("Len = %d above Total 30", n)
 	}
 }
+
+// TestChanges checks that Changes grows when a cookie is set or removed,
+// and not when cookies are sent.
+func TestChanges(t *testing.T) {
+	var j cookies.Jar
+	u, _ := url.Parse("http://example.com/")
+	c0 := j.Changes()
+	j.SetCookies(u, []*http.Cookie{{Name: "a", Value: "1"}})
+	c1 := j.Changes()
+	j.Cookies(u)
+	j.Cookies(u)
+	if c1 <= c0 || j.Changes() != c1 {
+		t.Fatalf("Changes: %d, then %d after a set, %d after sending; want growth on the set only", c0, c1, j.Changes())
+	}
+	j.SetCookies(u, []*http.Cookie{{Name: "a", MaxAge: -1}}) // deleted
+	if j.Changes() <= c1 || j.Len() != 0 {
+		t.Errorf("Changes %d after a deletion (was %d), Len %d", j.Changes(), c1, j.Len())
+	}
+}

@@ -73,3 +73,29 @@ func TestCookieFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// With -state the cookies are kept with the crawl: the resumed run needs
+// no redirect for the cookie the first run got.
+func TestCookiesKeptInState(t *testing.T) {
+	t.Parallel()
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 6})
+	t.Cleanup(s.Close)
+	state := filepath.Join(t.TempDir(), "state")
+	for i, tc := range []struct {
+		args               []string
+		redirects, fetched int64
+	}{
+		{[]string{"-max-pages", "3", s.URL() + "/cookie/1"}, 1, 3}, // the first visit redirected, then 2 pages
+		{[]string{s.URL() + "/cookie/1"}, 0, 4},                    // the same seed: the 4 pages left, the cookie kept
+	} {
+		args := append([]string{"-state", state, "-allow", s.Addr(), "-delay", "-1s", "-progress", "-1s", "-json"}, tc.args...)
+		r := runCrawl(t, nil, args...)
+		var sum summary
+		if err := json.Unmarshal([]byte(r.stdout), &sum); r.code != 0 || err != nil {
+			t.Fatalf("run %d: exit %d, %v\n%s", i+1, r.code, err, r.stderr)
+		}
+		if sum.Redirects != tc.redirects || sum.Fetched != tc.fetched {
+			t.Errorf("run %d: %d redirects, %d responses; want %d and %d", i+1, sum.Redirects, sum.Fetched, tc.redirects, tc.fetched)
+		}
+	}
+}
