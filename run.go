@@ -301,7 +301,6 @@ func (r *runState) startRevisits() error {
 // trap rules keep theirs (traps.Guard.Restore).
 const (
 	keptStats     = "crawler/stats"      // TotalStats as of the last commit
-	keptCookies   = "crawler/cookies"    // the jar of a fetch.HTTPFetcher whose Jar is a cookies.Jar
 	keptSeedHosts = "crawler/seed-hosts" // the hosts of every seed, which Scope.SameHost keeps to
 )
 
@@ -345,34 +344,22 @@ func (r *runState) restore(k frontier.Keeper) error {
 	return nil
 }
 
-// restoreCookies gives the Fetcher's jar, if it is a cookies.Jar, the
-// cookies k kept, and has k keep them when they change: a resumed crawl
-// keeps its sessions.
+// restoreCookies has the Fetcher's jar, if it is a cookies.Jar, restore
+// and keep the crawl's cookies in k (see cookies.Jar.Restore).
 func (r *runState) restoreCookies(k frontier.Keeper) error {
-	f, _ := r.fetcher.(*fetch.HTTPFetcher)
-	if f == nil {
-		return nil
+	var jar *cookies.Jar
+	if f, ok := r.fetcher.(*fetch.HTTPFetcher); ok {
+		jar, _ = f.Jar.(*cookies.Jar)
 	}
-	jar, _ := f.Jar.(*cookies.Jar)
 	if jar == nil {
 		return nil
 	}
-	var entries []cookies.Entry
-	if _, err := kept(k, keptCookies, &entries); err != nil {
-		return err
-	}
-	if err := jar.Import(entries); err != nil {
+	err := jar.Restore(k)
+	if errors.Is(err, cookies.ErrRefused) {
 		r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
+		return nil
 	}
-	keptAt := jar.Changes()
-	k.Keep(keptCookies, func() []byte {
-		if jar.Changes() == keptAt {
-			return nil
-		}
-		keptAt = jar.Changes()
-		return marshal(jar.Export())
-	})
-	return nil
+	return err
 }
 
 // kept decodes into v what k kept under name, and reports whether it kept
