@@ -29,7 +29,7 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 	r.log.Debug("fetched", "url", e.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", e.Depth)
 
 	if fetch.IsRedirect(resp.Status) {
-		r.readRedirect(p, u, e, resp.Header.Get("Location"))
+		r.readRedirect(p, u, o, resp)
 		return
 	}
 	// Links are taken from successful HTML pages and sitemaps only: an
@@ -48,10 +48,16 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 	r.readHTML(p, u, o)
 }
 
-// readRedirect sets the redirect target of p, the page of e at u: loc
-// resolved, unless it does not resolve or e is MaxRedirects hops from
-// where it started, which p.Err then says. It counts either.
-func (r *runState) readRedirect(p *Page, u *url.URL, e frontier.Entry, loc string) {
+// readRedirect sets the redirect target of p, the page of o at u: the
+// Location of resp resolved, unless it does not resolve or the page is
+// MaxRedirects hops from where it started, which p.Err then says. A
+// redirect to the page itself that set a cookie (a site giving each new
+// visitor a cookie and sending it back) is the page's next hop: o is set
+// to fetch it again, with the cookie if the Fetcher keeps cookies, and the
+// Handler sees the page then. It counts each.
+func (r *runState) readRedirect(p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
+	e := o.entry
+	loc := resp.Header.Get("Location")
 	target, err := r.canon.Resolve(u, loc)
 	switch {
 	case loc == "" || err != nil:
@@ -61,6 +67,10 @@ func (r *runState) readRedirect(p *Page, u *url.URL, e frontier.Entry, loc strin
 		p.Redirect = target
 		p.Err = fmt.Errorf("%w: %d hops to %s", ErrTooManyRedirects, e.Hops+1, target)
 		r.stats.errors.Add(KindTooManyRedirects, 1)
+	case target == e.URL && len(resp.Header.Values("Set-Cookie")) > 0:
+		o.retry = true
+		o.entry.Hops++
+		r.stats.redirects.Add(1)
 	default:
 		p.Redirect = target
 		r.stats.redirects.Add(1)

@@ -54,10 +54,13 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 		}
 	}
 	a, done := r.request(ctx, j, u, &o, crawlDelay)
-	if done || r.retryLater(&o, &a) || r.cookieRedirect(u, &o, &a) {
+	if done || r.retryLater(&o, &a) {
 		return o
 	}
 	p := r.read(ctx, u, &o, j.last, &a)
+	if o.retry { // a redirect to itself, to fetch again (see readRedirect)
+		return o
+	}
 	r.handle(ctx, p, &o)
 	skipLinks := p.NearDuplicateOf != "" && r.c.NearDuplicates.SkipLinks
 	if (!p.NoFollow || r.c.IgnoreNoFollow) && !skipLinks {
@@ -157,26 +160,6 @@ func (r *runState) retryLater(o *outcome, a *attempt) bool {
 		r.stats.errors.Add(ErrorKind(a.err), 1)
 	}
 	r.log.Debug("request failed, will retry", "url", o.entry.URL, "status", a.pace.Status, "err", a.err, "tries", o.entry.Tries)
-	return true
-}
-
-// cookieRedirect reports whether a is a redirect of o's page to itself
-// that set a cookie: a site giving each new visitor a cookie and sending
-// it back. The page is fetched again, as the redirect's next hop
-// (MaxRedirects bounds them), with the cookie if the Fetcher keeps
-// cookies; the Handler sees the page then.
-func (r *runState) cookieRedirect(u *url.URL, o *outcome, a *attempt) bool {
-	resp := a.resp
-	if resp == nil || !fetch.IsRedirect(resp.Status) || len(resp.Header.Values("Set-Cookie")) == 0 || o.entry.Hops >= r.maxRedirects {
-		return false
-	}
-	if target, err := r.canon.Resolve(u, resp.Header.Get("Location")); err != nil || target != o.entry.URL {
-		return false
-	}
-	r.countResponse(resp)
-	r.stats.redirects.Add(1)
-	o.retry = true
-	o.entry.Hops++
 	return true
 }
 
