@@ -73,7 +73,7 @@ func (c *Crawler) TotalStats() Stats {
 	if last == nil {
 		if k, ok := c.Frontier.(frontier.Keeper); ok && !c.running.Load() {
 			var s Stats
-			if found, err := kept(k, keptStats, &s); found && err == nil {
+			if found, err := frontier.KeptJSON(k, keptStats, &s); found && err == nil {
 				return s.plus(Stats{})
 			}
 		}

@@ -3,7 +3,6 @@ package crawler
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -312,9 +311,9 @@ func (r *runState) restore(k frontier.Keeper) error {
 	c := r.c
 	var before Stats
 	var hosts []string
-	found, err := kept(k, keptStats, &before)
+	found, err := frontier.KeptJSON(k, keptStats, &before)
 	if err == nil {
-		_, err = kept(k, keptSeedHosts, &hosts)
+		_, err = frontier.KeptJSON(k, keptSeedHosts, &hosts)
 	}
 	if err == nil {
 		err = r.traps.Restore(k)
@@ -332,14 +331,10 @@ func (r *runState) restore(k frontier.Keeper) error {
 		return err
 	}
 
-	k.Keep(keptStats, func() []byte { return marshal(r.c.TotalStats()) })
-	keptHosts := len(hosts)
-	k.Keep(keptSeedHosts, func() []byte {
-		if len(c.made.seedHosts) == keptHosts {
-			return nil
-		}
-		keptHosts = len(c.made.seedHosts)
-		return marshal(slices.Sorted(maps.Keys(c.made.seedHosts)))
+	frontier.KeepJSON(k, keptStats, 0, nil, c.TotalStats)
+	seedHosts := func() uint64 { return uint64(len(c.made.seedHosts)) }
+	frontier.KeepJSON(k, keptSeedHosts, uint64(len(hosts)), seedHosts, func() []string {
+		return slices.Sorted(maps.Keys(c.made.seedHosts))
 	})
 	return nil
 }
@@ -360,26 +355,4 @@ func (r *runState) restoreCookies(k frontier.Keeper) error {
 		return nil
 	}
 	return err
-}
-
-// kept decodes into v what k kept under name, and reports whether it kept
-// anything.
-func kept(k frontier.Keeper, name string, v any) (found bool, err error) {
-	b := k.Kept(name)
-	if b == nil {
-		return false, nil
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("crawler: the frontier's kept %s: %w", name, err)
-	}
-	return true, nil
-}
-
-// marshal is json.Marshal of a value that always encodes.
-func marshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // Stats, strings and maps of them always encode
-	}
-	return b
 }

@@ -1,19 +1,10 @@
 package cookies
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-)
 
-// Keeper is where a crawl keeps its state across processes, as a durable
-// frontier does (frontier.Keeper has these methods): what was kept under
-// a name, and a function whose value is kept with each commit (nil: kept
-// as it was).
-type Keeper interface {
-	Kept(name string) []byte
-	Keep(name string, value func() []byte)
-}
+	"crawler/frontier"
+)
 
 // keptName names the jar's cookies in a Keeper.
 const keptName = "crawler/cookies"
@@ -23,26 +14,13 @@ const keptName = "crawler/cookies"
 // its sessions. A value k kept that does not decode is an error; cookies
 // the jar refuses (expired ones are dropped) are left out, which the
 // error returned with them says, wrapping ErrRefused.
-func (j *Jar) Restore(k Keeper) error {
+func (j *Jar) Restore(k frontier.Keeper) error {
 	var entries []Entry
-	if b := k.Kept(keptName); b != nil {
-		if err := json.Unmarshal(b, &entries); err != nil {
-			return fmt.Errorf("cookies: the kept %s: %w", keptName, err)
-		}
+	if _, err := frontier.KeptJSON(k, keptName, &entries); err != nil {
+		return err
 	}
 	refused := j.Import(entries)
-	keptAt := j.Changes()
-	k.Keep(keptName, func() []byte {
-		if j.Changes() == keptAt {
-			return nil
-		}
-		keptAt = j.Changes()
-		b, err := json.Marshal(j.Export())
-		if err != nil {
-			panic(err) // Entries of strings, bools, numbers and times always encode
-		}
-		return b
-	})
+	frontier.KeepJSON(k, keptName, j.Changes(), j.Changes, j.Export)
 	if refused != nil {
 		return errors.Join(ErrRefused, refused)
 	}

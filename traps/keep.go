@@ -2,7 +2,6 @@ package traps
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -30,15 +29,13 @@ const (
 // does not decode is an error: the crawl's state is damaged, and guessing
 // would spend a budget twice.
 func (t *Guard) Restore(k frontier.Keeper) error {
-	if b := k.Kept(keptPatterns); b != nil {
-		blocked := map[string][]string{}
-		if err := json.Unmarshal(b, &blocked); err != nil {
-			return fmt.Errorf("crawler: the frontier's kept %s: %w", keptPatterns, err)
-		}
-		for host, pats := range blocked {
-			for _, p := range pats {
-				t.block(host, p)
-			}
+	blocked := map[string][]string{}
+	if _, err := frontier.KeptJSON(k, keptPatterns, &blocked); err != nil {
+		return err
+	}
+	for host, pats := range blocked {
+		for _, p := range pats {
+			t.block(host, p)
 		}
 	}
 	if rec, ok := k.(frontier.Recorder); ok && t.rec == nil {
@@ -46,19 +43,8 @@ func (t *Guard) Restore(k frontier.Keeper) error {
 			return err
 		}
 	}
-	kept := t.blockedCount()
-	k.Keep(keptPatterns, func() []byte {
-		n := t.blockedCount()
-		if n == kept {
-			return nil
-		}
-		kept = n
-		b, err := json.Marshal(t.blockedPatterns())
-		if err != nil {
-			panic(err) // a map of strings to strings always encodes
-		}
-		return b
-	})
+	count := func() uint64 { return uint64(t.blockedCount()) }
+	frontier.KeepJSON(k, keptPatterns, count(), count, t.blockedPatterns)
 	return nil
 }
 
