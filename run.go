@@ -327,8 +327,14 @@ func (r *runState) restore(k frontier.Keeper) error {
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
 	}
-	if err := r.restoreCookies(k); err != nil {
-		return err
+	if f, ok := r.fetcher.(*fetch.HTTPFetcher); ok { // its cookies, if its Jar is a cookies.Jar
+		if jar, ok := f.Jar.(*cookies.Jar); ok {
+			if err := jar.Restore(k); errors.Is(err, cookies.ErrRefused) {
+				r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
+			} else if err != nil {
+				return err
+			}
+		}
 	}
 
 	frontier.KeepJSON(k, keptStats, 0, nil, c.TotalStats)
@@ -337,22 +343,4 @@ func (r *runState) restore(k frontier.Keeper) error {
 		return slices.Sorted(maps.Keys(c.made.seedHosts))
 	})
 	return nil
-}
-
-// restoreCookies has the Fetcher's jar, if it is a cookies.Jar, restore
-// and keep the crawl's cookies in k (see cookies.Jar.Restore).
-func (r *runState) restoreCookies(k frontier.Keeper) error {
-	var jar *cookies.Jar
-	if f, ok := r.fetcher.(*fetch.HTTPFetcher); ok {
-		jar, _ = f.Jar.(*cookies.Jar)
-	}
-	if jar == nil {
-		return nil
-	}
-	err := jar.Restore(k)
-	if errors.Is(err, cookies.ErrRefused) {
-		r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
-		return nil
-	}
-	return err
 }
