@@ -223,40 +223,36 @@ func typeName(v any) string {
 }
 
 func (l *loader) str(i int, key string, v val) (*string, error) {
-	if !v.set {
-		return nil, nil
-	}
-	s, ok := v.v.(string)
-	if !ok {
-		return nil, l.errorf(i, key, "must be a string, not %s", typeName(v.v))
-	}
-	return &s, nil
+	return scalar[string](l, i, key, v, "a string")
 }
 
 func (l *loader) boolean(i int, key string, v val) (*bool, error) {
-	if !v.set {
-		return nil, nil
-	}
-	b, ok := v.v.(bool)
-	if !ok {
-		return nil, l.errorf(i, key, "must be true or false, not %s", typeName(v.v))
-	}
-	return &b, nil
+	return scalar[bool](l, i, key, v, "true or false")
 }
 
 func (l *loader) count(i int, key string, v val) (*int, error) {
+	n, err := scalar[int64](l, i, key, v, "an integer")
+	if n == nil || err != nil {
+		return nil, err
+	}
+	if *n < 1 || *n > 1<<31-1 {
+		return nil, l.errorf(i, key, "must be at least 1 (and below 2^31), not %d", *n)
+	}
+	c := int(*n)
+	return &c, nil
+}
+
+// scalar returns the value of key, v, as a T, or an error saying it must
+// be what; nil if it is not set.
+func scalar[T any](l *loader, i int, key string, v val, what string) (*T, error) {
 	if !v.set {
 		return nil, nil
 	}
-	n, ok := v.v.(int64)
+	x, ok := v.v.(T)
 	if !ok {
-		return nil, l.errorf(i, key, "must be an integer, not %s", typeName(v.v))
+		return nil, l.errorf(i, key, "must be %s, not %s", what, typeName(v.v))
 	}
-	if n < 1 || n > 1<<31-1 {
-		return nil, l.errorf(i, key, "must be at least 1 (and below 2^31), not %d", n)
-	}
-	c := int(n)
-	return &c, nil
+	return &x, nil
 }
 
 func (l *loader) list(i int, key string, v val, check func(string) string) ([]string, error) {
