@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"time"
 )
@@ -90,51 +89,4 @@ func Chain(hs ...Handler) Handler {
 		}
 		return nil
 	})
-}
-
-// errNotYielded is the error of the Handler of Pages for a page that the
-// loop stopped before taking: the crawler puts its URL back.
-var errNotYielded = errors.New("crawler: page not yielded")
-
-// Pages runs the crawl like Run and yields each page with its Err, after
-// the crawler's own Handler (if any), at the pace of the loop. Breaking
-// out stops the crawl as cancelling Run's context does, and loses
-// nothing: pages not yet yielded go back to the frontier for a later Run.
-// If the crawl fails (a bad seed, ctx done), the last pair is (nil, err).
-// The loop must not modify a page; to steer the crawl, use a Handler. The
-// sequence is single-use.
-func (c *Crawler) Pages(ctx context.Context, seeds ...string) iter.Seq2[*Page, error] {
-	return func(yield func(*Page, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		pages := make(chan *Page)
-		done := make(chan error, 1)
-		send := HandlerFunc(func(ctx context.Context, p *Page) error {
-			var err error
-			if c.Handler != nil {
-				err = c.Handler.Handle(ctx, p)
-			}
-			select {
-			case pages <- p:
-				return err
-			case <-ctx.Done():
-				return errNotYielded
-			}
-		})
-		go func() {
-			done <- c.runWith(ctx, send, seeds)
-			close(pages)
-		}()
-		for p := range pages {
-			if !yield(p, p.Err) {
-				// Take no more pages: their sends end with ctx.
-				cancel()
-				<-done
-				return
-			}
-		}
-		if err := <-done; err != nil {
-			yield(nil, err)
-		}
-	}
 }
