@@ -59,9 +59,9 @@ type options struct {
 	recrawlMax         time.Duration
 	duration           time.Duration
 	userAgent, out     string
-	cookies            bool            // keep cookies (-cookies)
-	cookieFile         string          // -cookie-file
-	cookieEntries      []cookies.Entry // read from cookieFile by validate
+	cookies            bool         // keep cookies (-cookies)
+	cookieFile         string       // -cookie-file
+	cookieJar          *cookies.Jar // filled from cookieFile by validate; nil without it
 	json, verbose      bool
 	progress           time.Duration
 	seen               string
@@ -287,7 +287,7 @@ func (o *options) validate() error {
 	check(o.cookieFile == "" || o.cookies, "-cookie-file %s: cookies are off (-cookies=false)", o.cookieFile)
 	if o.cookieFile != "" && o.cookies {
 		var err error
-		if o.cookieEntries, err = readCookieFile(o.cookieFile); err != nil {
+		if o.cookieJar, err = readCookieFile(o.cookieFile); err != nil {
 			errs = append(errs, fmt.Errorf("-cookie-file %s: %w", o.cookieFile, err))
 		}
 	}
@@ -297,11 +297,11 @@ func (o *options) validate() error {
 	return errors.Join(errs...)
 }
 
-// readCookieFile reads the cookies of a Netscape cookies.txt, and refuses
-// a file of which the jar would refuse some (a public suffix's, one too
-// large): the crawl would not have the session it was given. Expired
-// cookies are dropped, as a browser drops them.
-func readCookieFile(name string) ([]cookies.Entry, error) {
+// readCookieFile returns a jar of the cookies of a Netscape cookies.txt,
+// and refuses a file of which the jar would refuse some (a public
+// suffix's, one too large): the crawl would not have the session it was
+// given. Expired cookies are dropped, as a browser drops them.
+func readCookieFile(name string) (*cookies.Jar, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -311,7 +311,8 @@ func readCookieFile(name string) ([]cookies.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return entries, new(cookies.Jar).Import(entries)
+	jar := &cookies.Jar{}
+	return jar, jar.Import(entries)
 }
 
 // finite reports whether f is neither NaN nor infinite.

@@ -493,9 +493,7 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: o.addresses.policy}
 	if o.cookies {
-		jar := &cookies.Jar{}
-		jar.Import(o.cookieEntries) // validate refused a file with an entry the jar would not take
-		f.Jar = jar
+		f.Jar = cmp.Or(o.cookieJar, &cookies.Jar{}) // the -cookie-file's, or an empty one
 	}
 	// The fetcher's, not tr's: with a Recorder it dials through a copy of tr.
 	closeFetcher = f.CloseIdleConnections
