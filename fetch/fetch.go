@@ -18,8 +18,8 @@ import (
 // Defaults of the HTTP fetcher, each overridable by a field.
 const (
 	// DefaultUserAgent is sent when a Request names no User-Agent (the
-	// crawler always names one: Crawler.UserAgent). Its product token, "crawler", is what robots.txt
-	// groups are matched against.
+	// crawler always names one: Crawler.UserAgent). Its product token,
+	// "crawler", is what robots.txt groups are matched against.
 	DefaultUserAgent = "crawler/0.1 (+https://pkg.go.dev/crawler)"
 	// DefaultMaxBodyBytes caps a response body, counted after gzip
 	// decoding; the rest is not read and the page is marked Truncated.
