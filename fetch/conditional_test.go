@@ -54,3 +54,27 @@ func TestConditionalGet(t *testing.T) {
 		t.Errorf("changed: %d %q, want 200 and the new body", r.Status, r.Body)
 	}
 }
+
+// A Request's Header is sent, each name once with its values, over the
+// fetcher's own headers; names in any case are canonical.
+func TestRequestHeader(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+	}))
+	defer srv.Close()
+	f := &fetch.HTTPFetcher{Addresses: testLoopback}
+	h := http.Header{"X-Api-Version": {"2"}, "accept": {"application/json"}, "X-Two": {"a", "b"}}
+	if _, err := f.Fetch(context.Background(), &fetch.Request{URL: srv.URL + "/", UserAgent: "bot/1", Header: h}); err != nil {
+		t.Fatal(err)
+	}
+	if got.Get("X-Api-Version") != "2" || got.Get("User-Agent") != "bot/1" {
+		t.Errorf("headers %v; want X-Api-Version 2 and the User-Agent", got)
+	}
+	if a := got.Values("Accept"); len(a) != 1 || a[0] != "application/json" {
+		t.Errorf("Accept %q; want the Request's alone", a)
+	}
+	if v := got.Values("X-Two"); len(v) != 2 {
+		t.Errorf("X-Two %q; want both values", v)
+	}
+}

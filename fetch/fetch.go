@@ -39,6 +39,11 @@ type Request struct {
 	// conditional (If-None-Match, If-Modified-Since): a server whose copy
 	// has not changed since answers 304 Not Modified, with no body.
 	ETag, LastModified string
+
+	// Header holds extra request headers (a site's rules: its headers,
+	// its credentials), set after the fetcher's own, so that they win.
+	// Nil: none.
+	Header http.Header
 }
 
 // Response is the outcome of a fetch that reached the server. Redirects are
@@ -341,6 +346,12 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	if req.LastModified != "" {
 		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
+	for k, vs := range req.Header {
+		hreq.Header.Del(k)
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
 	}
 
 	var rec *recording
