@@ -2,6 +2,8 @@ package fetch_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -76,5 +78,44 @@ func TestRequestHeader(t *testing.T) {
 	}
 	if v := got.Values("X-Two"); len(v) != 2 {
 		t.Errorf("X-Two %q; want both values", v)
+	}
+}
+
+// A Request with a Method and a Body is sent as such, and is not
+// recorded: it carries credentials.
+func TestRequestMethodAndBody(t *testing.T) {
+	var method, body, ctype string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		method, body, ctype = r.Method, string(b), r.Header.Get("Content-Type")
+	}))
+	defer srv.Close()
+	rec := &exchanges{}
+	f := &fetch.HTTPFetcher{Addresses: testLoopback, Recorder: rec}
+	h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+	if _, err := f.Fetch(context.Background(), &fetch.Request{URL: srv.URL + "/login", Method: "POST", Body: []byte("user=a&password=b"), Header: h}); err != nil {
+		t.Fatal(err)
+	}
+	if method != "POST" || body != "user=a&password=b" || ctype != "application/x-www-form-urlencoded" {
+		t.Errorf("server saw %s %q (%s)", method, body, ctype)
+	}
+	if _, err := f.Fetch(context.Background(), &fetch.Request{URL: srv.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.list) != 1 || !strings.HasSuffix(rec.list[0].URL, "/page") {
+		t.Errorf("recorded %d exchanges; want the GET of /page alone", len(rec.list))
+	}
+}
+
+type loginFailed struct{}
+
+func (loginFailed) Error() string     { return "login failed" }
+func (loginFailed) ErrorKind() string { return "login-failed" }
+
+// ErrorKind returns the kind a Kinded error in the chain names.
+func TestErrorKindKinded(t *testing.T) {
+	err := fmt.Errorf("host retired: %w", loginFailed{})
+	if k := fetch.ErrorKind(err); k != "login-failed" {
+		t.Errorf("ErrorKind = %q; want login-failed", k)
 	}
 }

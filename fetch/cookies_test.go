@@ -274,3 +274,23 @@ func TestJarCookieBomb(t *testing.T) {
 		t.Errorf("b.shop.test got %d cookies, want the 25 domain cookies among the 50", got)
 	}
 }
+
+// A request marked NoCookies neither sends the jar's cookies nor keeps
+// those of its response; the next request has the jar as it was.
+func TestRequestNoCookies(t *testing.T) {
+	srv := cookieServer(t, false)
+	jar := &cookies.Jar{}
+	f := &fetch.HTTPFetcher{Jar: jar, Addresses: testLoopback}
+	defer f.CloseIdleConnections()
+	get(t, f, srv.URL+"/"+set("sid=1"))
+	resp, err := f.Fetch(context.Background(), &fetch.Request{URL: srv.URL + "/" + set("other=2"), NoCookies: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "" {
+		t.Errorf("a NoCookies request sent Cookie %q", resp.Body)
+	}
+	if got := get(t, f, srv.URL+"/"); got != "sid=1" {
+		t.Errorf("after a NoCookies request the jar sends %q; want sid=1 alone", got)
+	}
+}

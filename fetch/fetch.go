@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -44,6 +45,14 @@ type Request struct {
 	// its credentials), set after the fetcher's own, so that they win.
 	// Nil: none.
 	Header http.Header
+	// Method is the request method; "": GET. Body is the request body
+	// (a login form's fields; its Content-Type goes in Header). A request
+	// with a Body is never given to a Recorder: it carries credentials.
+	Method string
+	Body   []byte
+	// NoCookies, if set, neither sends nor keeps cookies for this request
+	// (a site whose rules say cookies = false), whatever the Jar.
+	NoCookies bool
 }
 
 // Response is the outcome of a fetch that reached the server. Redirects are
@@ -149,6 +158,7 @@ type HTTPFetcher struct {
 
 	once      sync.Once
 	client    *http.Client
+	noCookies *http.Client      // client without the Jar, for Request.NoCookies
 	transport http.RoundTripper // the Client's, which client wraps
 	dns       *DNSCache         // DNS, or the cache of the transport made for a nil Client; nil without either
 	direct    *dialPolicy       // the dial policy of requests without a proxy
@@ -272,6 +282,9 @@ func (f *HTTPFetcher) init() {
 	}
 	c.Transport = hideBadLocation{f.transport}
 	f.client = &c
+	f.noCookies = new(http.Client)
+	*f.noCookies = c
+	f.noCookies.Jar = nil
 }
 
 // badLocationKey is the context key of the *[]string in which
@@ -329,7 +342,11 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	var badLocation []string // a Location that does not parse, taken out by hideBadLocation
 	ctx = context.WithValue(context.WithValue(ctx, dialPolicyKey{}, dp), badLocationKey{}, &badLocation)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
+	var reqBody io.Reader
+	if req.Body != nil {
+		reqBody = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, cmp.Or(req.Method, http.MethodGet), req.URL, reqBody)
 	if err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
@@ -355,13 +372,17 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 
 	var rec *recording
-	if f.Recorder != nil {
+	if f.Recorder != nil && req.Body == nil {
 		rec = &recording{}
 		defer rec.detach()
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: rec.gotConn}))
 	}
 	start := time.Now()
-	hresp, err := f.client.Do(hreq)
+	client := f.client
+	if req.NoCookies {
+		client = f.noCookies
+	}
+	hresp, err := client.Do(hreq)
 	if err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: unwrapURLError(err)}
 	}

@@ -24,9 +24,20 @@ const (
 	KindOther          = "other"            // anything else
 )
 
+// Kinded is an error that names its own kind (a failed login:
+// "login-failed"), which ErrorKind returns for it and for every error
+// wrapping it.
+type Kinded interface {
+	error
+	ErrorKind() string
+}
+
 // ErrorKind classifies the error of a fetch into one of the Kind
-// constants; "" for nil.
+// constants, or the kind a [Kinded] error in its chain names; "" for nil.
 func ErrorKind(err error) string {
+	if k, ok := errors.AsType[Kinded](err); ok {
+		return k.ErrorKind()
+	}
 	var dnsErr *net.DNSError
 	var recErr interface{ Timeout() bool }
 	switch {
