@@ -178,6 +178,13 @@ func (c *Canonicalizer) build(p *parts, raw string) (string, error) {
 			q = stripQuerySessionIDs(q)
 			stripped = len(q) < n
 		}
+		if c.IgnoreParams != nil {
+			if names := c.IgnoreParams(string(b[:qs-1])); len(names) > 0 {
+				n := len(q)
+				q = stripQuery(q, names)
+				stripped = stripped || len(q) < n
+			}
+		}
 		if c.SortQuery {
 			sortQuery(q)
 		}
@@ -302,6 +309,12 @@ func key(param []byte) []byte {
 
 // stripQuerySessionIDs removes "&"-separated session parameters in place.
 func stripQuerySessionIDs(q []byte) []byte {
+	return stripQuery(q, nil)
+}
+
+// stripQuery removes, in place, the parameters of the query q whose key
+// is one of names, or with nil names, names a session ID.
+func stripQuery(q []byte, names []string) []byte {
 	w := 0
 	first := true
 	for r := 0; r <= len(q); {
@@ -309,7 +322,9 @@ func stripQuerySessionIDs(q []byte) []byte {
 		if j < r {
 			j = len(q)
 		}
-		if !isSessionKey(key(q[r:j])) {
+		k := key(q[r:j])
+		drop := names == nil && isSessionKey(k) || slices.ContainsFunc(names, func(n string) bool { return n == string(k) })
+		if !drop {
 			if !first {
 				q[w] = '&'
 				w++

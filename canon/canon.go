@@ -93,6 +93,13 @@ type Canonicalizer struct {
 	StripTrailingDot bool
 	// DropEmptyQuery removes a "?" that has nothing after it.
 	DropEmptyQuery bool
+	// IgnoreParams, if not nil, names query parameters to remove from a
+	// URL, given the URL canonical up to its query ("https://host/path"):
+	// a site's ignore_query (package sites). Keys are compared as escaped
+	// in the canonical URL, case-sensitively. A query left empty is
+	// dropped with its "?". It is called for each URL with a query, and
+	// must be safe for concurrent use.
+	IgnoreParams func(url string) []string
 }
 
 var zeroCanonicalizer Canonicalizer

@@ -360,6 +360,15 @@ func TestOptional(t *testing.T) {
 			{"bare with fragment", "http://a/?#x", "http://a/", nil},
 			{"non-empty kept", "http://a/?x", "http://a/?x", nil},
 		}},
+		{"IgnoreParams", Canonicalizer{IgnoreParams: ignoreOnA}, []tcase{
+			{"dropped on a", "http://a/p?utm_source=x&id=1", "http://a/p?id=1", nil},
+			{"only one", "http://a/p?utm_source=x", "http://a/p", nil},
+			{"other host kept", "http://b/p?utm_source=x&id=1", "http://b/p?utm_source=x&id=1", nil},
+			{"case-sensitive", "http://a/p?UTM_SOURCE=x", "http://a/p?UTM_SOURCE=x", nil},
+			{"key without value", "http://a/p?ref&x", "http://a/p?x", nil},
+			{"value named so kept", "http://a/p?x=ref", "http://a/p?x=ref", nil},
+			{"under /keep/ none", "http://a/keep/p?ref=1", "http://a/keep/p?ref=1", nil},
+		}},
 		{"all", Canonicalizer{SortQuery: true, StripSessionIDs: true, MergeSlashes: true, StripTrailingDot: true, DropEmptyQuery: true}, []tcase{
 			{"everything", "HTTP://Example.COM.:80//a//b/;jsessionid=1/../c?z=1&sid=2&a=%7e#f", "http://example.com/a/c?a=~&z=1", nil},
 			{"all stripped", "http://a/?sid=1&cfid=2", "http://a/", nil},
@@ -371,6 +380,15 @@ func TestOptional(t *testing.T) {
 			runCases(t, &tt.c, tt.cases)
 		})
 	}
+}
+
+// ignoreOnA is an IgnoreParams hook: on host a, outside /keep/, the
+// parameters utm_source and ref go.
+func ignoreOnA(u string) []string {
+	if strings.HasPrefix(u, "http://a/") && !strings.HasPrefix(u, "http://a/keep/") {
+		return []string{"utm_source", "ref"}
+	}
+	return nil
 }
 
 // TestPairs checks URL pairs that must, or must never, merge.

@@ -81,6 +81,9 @@ path:
 	}
 
 	// Query.
+	if c.IgnoreParams != nil {
+		return false
+	}
 	i++
 	q := s[i:]
 	if q == "" && c.DropEmptyQuery {

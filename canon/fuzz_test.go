@@ -37,6 +37,7 @@ func FuzzCanonical(f *testing.F) {
 		{SortQuery: true, StripSessionIDs: true, MergeSlashes: true, StripTrailingDot: true, DropEmptyQuery: true},
 		{StripSessionIDs: true},
 		{MergeSlashes: true},
+		{IgnoreParams: ignoreOnA, SortQuery: true},
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		if len(in) > 2048 {
