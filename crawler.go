@@ -21,6 +21,7 @@ import (
 	"crawler/seen"
 	"crawler/simhash"
 	"crawler/sitemap"
+	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -132,6 +133,9 @@ type Crawler struct {
 	NearDuplicates *simhash.Config
 	// IgnoreNoFollow, if set, follows nofollow links and pages.
 	IgnoreNoFollow bool
+	// Sites, if not nil, applies per-site rules ([sites.Policy]): pacing,
+	// headers, credentials, logins, paths, ignore_robots. Nil: none.
+	Sites *sites.Policy
 
 	running   atomic.Bool
 	active    atomic.Pointer[runState] // the Run running; nil between Runs

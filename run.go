@@ -21,6 +21,7 @@ import (
 	"crawler/seen"
 	"crawler/simhash"
 	"crawler/sitemap"
+	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -30,6 +31,7 @@ type runState struct {
 	c         *Crawler
 	handler   Handler
 	fetcher   fetch.Fetcher
+	send      fetch.Fetcher // fetcher, with the Crawler's Sites rules applied
 	frontier  frontier.Frontier
 	seen      seen.Set
 	canon     *canon.Canonicalizer
@@ -122,10 +124,11 @@ func (c *Crawler) newRun(h Handler) *runState {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	c.made.lend(c, r)
+	r.applySites()
 	if c.NearDuplicates != nil {
 		r.nearDups = simhash.NewDetector(c.NearDuplicates.Distance)
 	}
-	r.fetchRobots = politeness.FetchThrough(r.fetcher, r.userAgent, r.canon)
+	r.fetchRobots = politeness.FetchThrough(r.send, r.userAgent, r.canon)
 	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
 	if !c.IgnoreRobots {
 		r.sitemaps.ListsSitemaps = func(ctx context.Context, origin string) bool {
@@ -145,6 +148,20 @@ func (c *Crawler) newRun(h Handler) *runState {
 	// frontier keeps on disk.
 	r.depths = depths.Shortest{MaxDepth: c.Scope.MaxDepth, Waiting: r.committer == nil}
 	return r
+}
+
+// applySites puts the Crawler's per-site rules to work in r: in its
+// fetcher, canonicalizer, host table and frontier.
+func (r *runState) applySites() {
+	p := r.c.Sites
+	if r.send = r.fetcher; p == nil || p.Rules == nil {
+		return
+	}
+	env := sites.Env{Agent: r.agentToken, Delay: r.c.Pacing.MinDelay(), Logger: r.log}
+	if !r.c.IgnoreRobots {
+		env.Robots = r.robots
+	}
+	r.send, r.canon = p.Fetcher(r.fetcher, env), p.Canonicalizer(r.canon)
 }
 
 // lend gives r the Crawler's fetcher, frontier, seen-set, robots.txt

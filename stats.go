@@ -16,6 +16,7 @@ import (
 	"crawler/fetch"
 	"crawler/internal/tally"
 	"crawler/politeness"
+	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -32,12 +33,14 @@ const (
 // errorKinds are the kinds counted.
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
-	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindOther}
+	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
 
 // ErrorKind classifies a page's error into a Kind of this package or of
 // package fetch (fetch.KindDNS for a host retired as its name is unknown).
 func ErrorKind(err error) string {
 	switch {
+	case errors.As(err, new(fetch.Kinded)):
+		return fetch.ErrorKind(err)
 	case errors.Is(err, ErrTooManyRedirects):
 		return KindTooManyRedirects
 	case errors.Is(err, ErrBadRedirect):

@@ -47,7 +47,7 @@ func (r *runState) process(ctx context.Context, j job) outcome {
 	}
 
 	crawlDelay := time.Duration(0)
-	if !r.c.IgnoreRobots {
+	if !r.c.IgnoreRobots && !r.c.Sites.IgnoresRobots(e.URL) {
 		var done bool
 		if crawlDelay, done = r.checkRobots(ctx, u, &o); done {
 			return o
@@ -89,13 +89,13 @@ func (r *runState) request(ctx context.Context, j job, u *url.URL, o *outcome, c
 	if j.last != nil {
 		req.ETag, req.LastModified = j.last.ETag, j.last.LastModified
 	}
-	a.resp, a.err = r.fetcher.Fetch(ctx, req)
+	a.resp, a.err = r.send.Fetch(ctx, req)
 	if a.err != nil && ctx.Err() != nil {
 		// Cut short by the end of the crawl: leave it for a later Run.
 		o.requested, o.retry = false, true
 		return a, true
 	}
-	if errors.Is(a.err, fetch.ErrBlockedAddress) {
+	if errors.Is(a.err, fetch.ErrBlockedAddress) || errors.Is(a.err, fetch.ErrNotSent) {
 		o.requested = false
 		r.skip(ctx, o, a.err)
 		return a, true
@@ -348,7 +348,7 @@ func (r *runState) addLink(o *outcome, u string, depth, hops int) {
 		r.stats.traps.Add(rule, 1)
 		return
 	}
-	if ok, tooDeep := r.scope.allows(u, host, depth); !ok {
+	if ok, tooDeep := r.scope.allows(u, host, depth); !ok || !r.c.Sites.Follow(u) {
 		r.stats.outOfScope.Add(1)
 		o.depthCut = o.depthCut || tooDeep
 		return

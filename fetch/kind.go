@@ -65,3 +65,9 @@ func ErrorKind(err error) string {
 	}
 	return KindOther
 }
+
+// ErrNotSent is wrapped by the errors of fetches that a Fetcher declined
+// before sending anything (a site's max_pages spent): the crawler reports
+// the page with the error, and counts no request and no failure of its
+// host.
+var ErrNotSent = errors.New("fetch: not sent")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/andybalholm/cascadia"
+
 	"github.com/BurntSushi/toml"
 	"golang.org/x/net/http/httpguts"
 )
@@ -478,6 +480,9 @@ func (l *loader) login(i int, v val) (*Login, error) {
 		if strings.TrimSpace(*f) == "" {
 			return nil, l.errorf(i, "site.login.form", "is an empty selector")
 		}
+		if _, err := cascadia.Compile(*f); err != nil {
+			return nil, l.errorf(i, "site.login.form", "%q is not a CSS selector: %v", *f, err)
+		}
 		lg.Form = *f
 	}
 	if !get("success").set {
@@ -504,6 +509,9 @@ func (l *loader) login(i int, v val) (*Login, error) {
 		}
 		lg.Success.Cookie = *c
 	} else {
+		if _, err := cascadia.Compile(*sel); err != nil {
+			return nil, l.errorf(i, "site.login.success.selector", "%q is not a CSS selector: %v", *sel, err)
+		}
 		lg.Success.Selector = *sel
 	}
 	return &lg, nil

@@ -308,6 +308,12 @@ func (r *Rules) Allowed(u *url.URL) bool {
 	if path == "" {
 		path = "/"
 	}
+	return allowedPath(s, path)
+}
+
+// allowedPath reports whether s's allow and deny prefixes let path be
+// fetched (see Rules.Allowed).
+func allowedPath(s Site, path string) bool {
 	best, allowed := -1, true
 	for _, p := range s.Allow {
 		if len(p) > best && strings.HasPrefix(path, p) {

@@ -1,0 +1,212 @@
+package crawler_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"crawler/cookies"
+	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/sites"
+)
+
+// loadSites loads a sites file given as text, with env as the
+// environment.
+func loadSites(t *testing.T, text string, env map[string]string) *sites.Rules {
+	t.Helper()
+	rules, err := sites.Load("sites.toml", []byte(text), func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
+
+// loginRules are the rules of a SessionSite at origin whose members'
+// pages need a login with password.
+func loginRules(t *testing.T, origin, password string) *sites.Rules {
+	return loadSites(t, fmt.Sprintf(`
+[[site]]
+match = "%[1]s/members/"
+[site.login]
+url = "%[1]s/login"
+fields = { user = "%[2]s", password = "env:PASSWORD" }
+success = { cookie = "%[3]s" }
+
+[[site]]
+match = "%[1]s/"
+deny = ["/bomb"]
+`, origin, crawlertest.SessionUser, crawlertest.SessionCookie), map[string]string{"PASSWORD": password})
+}
+
+// A site behind a login whose sessions expire every few pages: every
+// members' page is fetched once with a live session, the crawl logs in
+// once per session, and no page is reported as the login page.
+func TestLoginAcrossExpiries(t *testing.T) {
+	t.Parallel()
+	const pages, expiry = 10, 3
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Expiry: expiry})
+	defer s.Close()
+	var col collect
+	c := fast(&col)
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	policy := &sites.Policy{Rules: loginRules(t, s.URL(), crawlertest.SessionPassword)}
+	c.Sites = policy
+	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
+		t.Fatal(err)
+	}
+	for n, got := range s.MemberFetches() {
+		if got != 1 {
+			t.Errorf("members' page %d served %d times to a session; want 1", n, got)
+		}
+	}
+	if got := len(s.MemberFetches()); got != pages {
+		t.Errorf("%d members' pages served; want %d", got, pages)
+	}
+	expiries := (pages - 1) / expiry
+	ok, failed := s.Logins()
+	if ok != expiries+1 || failed != 0 {
+		t.Errorf("logins: %d ok, %d failed; want %d (expiries + 1), 0", ok, failed, expiries+1)
+	}
+	st := policy.Logins()
+	if len(st) != 1 || st[0].Logins != 1 || st[0].Relogins != int64(expiries) || st[0].Failed != 0 {
+		t.Errorf("Policy.Logins = %+v; want 1 login, %d relogins", st, expiries)
+	}
+	for i := 1; i <= pages; i++ {
+		p := col.page(fmt.Sprintf("%s/members/%d", s.URL(), i))
+		if p == nil || p.Err != nil || p.Status != 200 || strings.Contains(string(p.Body), "<form") {
+			t.Errorf("members' page %d: %+v; want the page itself", i, p)
+		}
+	}
+	if p := col.page(s.URL() + "/bomb"); p != nil {
+		t.Errorf("/bomb fetched, though denied")
+	}
+}
+
+// A wrong password: two login attempts, then the members' pages end as
+// login-failed and the crawl goes on to its end.
+func TestLoginFailed(t *testing.T) {
+	t.Parallel()
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 5})
+	defer s.Close()
+	var col collect
+	c := fast(&col)
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	c.Sites = &sites.Policy{Rules: loginRules(t, s.URL(), "wrong")}
+	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, failed := s.Logins(); ok != 0 || failed != 2 {
+		t.Errorf("logins: %d ok, %d failed; want 0, 2", ok, failed)
+	}
+	p := col.page(s.URL() + "/members/1")
+	if p == nil || fetch.ErrorKind(p.Err) != "login-failed" {
+		t.Fatalf("members' page 1: %+v; want a login-failed error", p)
+	}
+	if len(s.MemberFetches()) != 0 {
+		t.Errorf("members' pages served: %v", s.MemberFetches())
+	}
+	if n := c.Stats().Errors["login-failed"]; n == 0 {
+		t.Errorf("Stats.Errors = %v; want login-failed counted", c.Stats().Errors)
+	}
+}
+
+// headerServer records, per path, the X-Token and Authorization headers
+// of each request; its pages are given by pages (path to body; a body
+// "redirect:URL" redirects there).
+type headerServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen map[string][]string // path -> "X-Token|Authorization" of each request
+}
+
+func newHeaderServer(t *testing.T, pages map[string]string) *headerServer {
+	hs := &headerServer{seen: map[string][]string{}}
+	hs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hs.mu.Lock()
+		hs.seen[r.URL.Path] = append(hs.seen[r.URL.Path], r.Header.Get("X-Token")+"|"+r.Header.Get("Authorization"))
+		hs.mu.Unlock()
+		body, ok := pages[r.URL.Path]
+		switch {
+		case !ok:
+			http.NotFound(w, r)
+		case strings.HasPrefix(body, "redirect:"):
+			http.Redirect(w, r, strings.TrimPrefix(body, "redirect:"), http.StatusFound)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, body)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+func (hs *headerServer) requests() map[string][]string {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	out := map[string][]string{}
+	for k, v := range hs.seen {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// Headers and Basic credentials go to the hosts whose rules set them,
+// robots.txt included, and never to another host: not by a link, not
+// across a redirect.
+func TestSiteHeadersStayOnTheirHost(t *testing.T) {
+	t.Parallel()
+	other := newHeaderServer(t, map[string]string{"/": "<p>other", "/landing": "<p>landing", "/robots.txt": ""})
+	api := newHeaderServer(t, map[string]string{
+		"/":           fmt.Sprintf(`<a href="%s/">other</a> <a href="/away">away</a> <a href="/api/x">api</a>`, other.URL),
+		"/away":       "redirect:" + other.URL + "/landing",
+		"/api/x":      "<p>x",
+		"/robots.txt": "",
+	})
+	rules := loadSites(t, fmt.Sprintf(`
+[[site]]
+match = "%[1]s"
+headers = { X-Token = "t1" }
+[[site]]
+match = "%[2]s/api/"
+basic_auth = { user = "bot", password_env = "API_PASSWORD" }
+`, strings.TrimPrefix(api.URL, "http://"), api.URL), map[string]string{"API_PASSWORD": "pw"})
+	c := fast(nil)
+	c.Sites = &sites.Policy{Rules: rules}
+	if err := c.Run(context.Background(), api.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("bot:pw"))
+	want := map[string]string{"/": "t1|", "/away": "t1|", "/api/x": "t1|" + auth, "/robots.txt": "t1|"}
+	for path, seen := range api.requests() {
+		for _, h := range seen {
+			if h != want[path] {
+				t.Errorf("api %s got %q; want %q", path, h, want[path])
+			}
+		}
+	}
+	if len(api.requests()) != len(want) {
+		t.Errorf("api requests %v; want each of %v", api.requests(), want)
+	}
+	got := other.requests()
+	for _, path := range []string{"/", "/landing", "/robots.txt"} {
+		if len(got[path]) == 0 {
+			t.Errorf("other %s not fetched: %v", path, got)
+		}
+	}
+	for path, seen := range got {
+		for _, h := range seen {
+			if h != "|" {
+				t.Errorf("other host %s got %q; want no X-Token, no Authorization", path, h)
+			}
+		}
+	}
+}
