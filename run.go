@@ -157,7 +157,8 @@ func (r *runState) applySites() {
 	if r.send = r.fetcher; p == nil || p.Rules == nil {
 		return
 	}
-	env := sites.Env{Agent: r.agentToken, Delay: r.c.Pacing.MinDelay(), Logger: r.log}
+	env := sites.Env{Agent: r.agentToken, Delay: r.c.Pacing.MinDelay(), Logger: r.log,
+		Logins: &r.stats.logins, Relogins: &r.stats.relogins, LoginsFailed: &r.stats.loginsFailed}
 	if !r.c.IgnoreRobots {
 		env.Robots = r.robots
 	}

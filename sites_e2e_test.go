@@ -80,6 +80,9 @@ func TestLoginAcrossExpiries(t *testing.T) {
 	if len(st) != 1 || st[0].Logins != 1 || st[0].Relogins != int64(expiries) || st[0].Failed != 0 {
 		t.Errorf("Policy.Logins = %+v; want 1 login, %d relogins", st, expiries)
 	}
+	if cs := c.Stats(); cs.Logins != 1 || cs.Relogins != int64(expiries) || cs.LoginsFailed != 0 {
+		t.Errorf("Stats: %d logins, %d relogins, %d failed; want 1, %d, 0", cs.Logins, cs.Relogins, cs.LoginsFailed, expiries)
+	}
 	for i := 1; i <= pages; i++ {
 		p := col.page(fmt.Sprintf("%s/members/%d", s.URL(), i))
 		if p == nil || p.Err != nil || p.Status != 200 || strings.Contains(string(p.Body), "<form") {
@@ -113,6 +116,9 @@ func TestLoginFailed(t *testing.T) {
 	}
 	if len(s.MemberFetches()) != 0 {
 		t.Errorf("members' pages served: %v", s.MemberFetches())
+	}
+	if n := c.Stats().LoginsFailed; n != 2 {
+		t.Errorf("Stats.LoginsFailed = %d; want 2", n)
 	}
 	if n := c.Stats().Errors["login-failed"]; n == 0 {
 		t.Errorf("Stats.Errors = %v; want login-failed counted", c.Stats().Errors)

@@ -81,6 +81,9 @@ type Stats struct {
 	NotModified      int64            // of those, answered 304 Not Modified: no body
 	Unchanged        int64            // of those, found the page unchanged: a 304, or a 200 with the content of the visit before
 	NearDuplicates   int64            // HTML pages found near-duplicates of an earlier page of the Run (Crawler.NearDuplicates)
+	Logins           int64            // first logins to a site that worked (Crawler.Sites)
+	Relogins         int64            // logins again after a session expired
+	LoginsFailed     int64            // login attempts that failed
 	Forwarded        int64            // links sent to the part of a shared crawl that holds their host (frontier.Exchanger)
 	Received         int64            // links received from other parts of a shared crawl, before the URL-seen test
 	Seen             int              // URLs in the seen-set
@@ -178,7 +181,7 @@ type counters struct {
 	duplicates, forwarded, received, outOfScope, badLinks          atomic.Int64
 	otherSchemes, linksTruncated, duplicateContent, depthRefetches atomic.Int64
 	sitemaps, sitemapURLs, revisits, notModified, unchanged        atomic.Int64
-	nearDuplicates                                                 atomic.Int64
+	nearDuplicates, logins, relogins, loginsFailed                 atomic.Int64
 	seen, frontier, inflight, hosts, revisiting                    atomic.Int64 // gauges the scheduler publishes
 
 	status       *tally.Keyed[int]    // by status code

@@ -26,12 +26,9 @@ import (
 type Policy struct {
 	// Rules are the entries. Nil: none; the Policy changes nothing.
 	Rules *Rules
-	// Render fetches the pages of sites whose rules say render = true
-	// (such as a crawler/render fetcher). Nil: the crawl's Fetcher.
-	Render fetch.Fetcher
-	// Plain fetches the pages of sites whose rules say render = false,
-	// and robots.txt and logins, when the crawl's Fetcher renders. Nil:
-	// the crawl's Fetcher.
+	// Plain fetches robots.txt and logins, when the crawl's Fetcher
+	// renders (a crawler/render Fetcher, whose Render may be Renders).
+	// Nil: the crawl's Fetcher.
 	Plain fetch.Fetcher
 	// NoCookies switches cookies off, except on the sites whose rules
 	// say cookies = true (the CLI's -cookies=false).
@@ -72,6 +69,17 @@ type Env struct {
 	Delay time.Duration
 	// Logger receives a line for each login. Nil: none.
 	Logger *slog.Logger
+	// Logins, Relogins and LoginsFailed, if not nil, count the logins
+	// that worked (first ones, and again after an expiry) and the
+	// attempts that failed, for the crawl's Stats.
+	Logins, Relogins, LoginsFailed *atomic.Int64
+}
+
+// add adds 1 to c, if not nil.
+func add(c *atomic.Int64) {
+	if c != nil {
+		c.Add(1)
+	}
 }
 
 // Kinds of the errors of this package, as fetch.ErrorKind names them and
@@ -232,22 +240,51 @@ func (sf *siteFetcher) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Re
 }
 
 // send fetches req with the site's settings s, by the plain fetcher if
-// plain, else by the one s.Render names.
+// plain.
 func (sf *siteFetcher) send(ctx context.Context, s Site, req *fetch.Request, plain bool) (*fetch.Response, error) {
 	f := sf.f
-	switch {
-	case plain || s.Render != nil && !*s.Render:
+	if plain {
 		f = cmpFetcher(sf.p.Plain, sf.f)
-	case s.Render != nil && *s.Render:
-		f = cmpFetcher(sf.p.Render, sf.f)
 	}
-	return f.Fetch(ctx, sf.decorate(s, req))
+	return f.Fetch(ctx, sf.p.decorate(s, req))
+}
+
+// Renders reports whether the page at u is rendered: as its rules say
+// (render), else dflt. A crawler/render Fetcher's Render may be
+// func(u string) bool { return p.Renders(u, false) }: render = true takes
+// effect through it.
+func (p *Policy) Renders(u string, dflt bool) bool {
+	if p == nil {
+		return dflt
+	}
+	if r := p.Rules.ForURL(u).Render; r != nil {
+		return *r
+	}
+	return dflt
+}
+
+// Decorate returns f with each request given its own URL's User-Agent,
+// headers, credentials and cookie setting, and nothing else of the rules
+// (no login, no max_pages): for the requests a rendered page makes (a
+// crawler/render Fetcher's Fetcher), which are no pages of the crawl.
+func (p *Policy) Decorate(f fetch.Fetcher) fetch.Fetcher {
+	return decorated{p, f}
+}
+
+type decorated struct {
+	p *Policy
+	f fetch.Fetcher
+}
+
+func (d decorated) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	return d.f.Fetch(ctx, d.p.decorate(d.p.Rules.ForURL(req.URL), req))
 }
 
 // decorate returns req with the site's User-Agent, headers, credentials
-// and cookie setting; req itself if s sets none of them.
-func (sf *siteFetcher) decorate(s Site, req *fetch.Request) *fetch.Request {
-	noCookies := sf.p.NoCookies
+// and cookie setting; req itself if s sets none of them. A site with a
+// login keeps cookies unless its rules say cookies = false.
+func (p *Policy) decorate(s Site, req *fetch.Request) *fetch.Request {
+	noCookies := p.NoCookies && s.Login == nil
 	if s.Cookies != nil {
 		noCookies = !*s.Cookies
 	}
@@ -372,8 +409,10 @@ func (s *session) logIn(ctx context.Context, sf *siteFetcher, site Site, page st
 			s.gen++
 			if again {
 				s.relogins.Add(1)
+				add(sf.env.Relogins)
 			} else {
 				s.logins.Add(1)
+				add(sf.env.Logins)
 			}
 			sf.env.Logger.Info("login", "site", site.Match, "url", s.login.URL, "again", again)
 			return nil
@@ -382,6 +421,7 @@ func (s *session) logIn(ctx context.Context, sf *siteFetcher, site Site, page st
 			return err // the crawl ends: not the site's failure
 		}
 		s.failures.Add(1)
+		add(sf.env.LoginsFailed)
 		sf.env.Logger.Warn("login failed", "site", site.Match, "url", s.login.URL, "err", err)
 	}
 	s.failed = &LoginError{Site: site.Match, URL: s.login.URL, Err: err}
