@@ -50,6 +50,9 @@
 //	crawler_not_modified_total            revisits answered 304
 //	crawler_unchanged_total               revisits that found the page unchanged
 //	crawler_near_duplicates_total         pages near-duplicate of an earlier one
+//	crawler_logins_total                  first logins to a site that worked (Crawler.Sites)
+//	crawler_relogins_total                logins again after a session expired
+//	crawler_failed_logins_total           login attempts that failed
 //	crawler_sitemaps_total                responses read as sitemaps
 //	crawler_sitemap_urls_total            URLs they listed
 //	crawler_forwarded_links_total         links sent to other nodes of a shared crawl

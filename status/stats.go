@@ -39,6 +39,9 @@ type Stats struct {
 	NotModified      int64            `json:"not_modified"`
 	Unchanged        int64            `json:"unchanged"`
 	NearDuplicates   int64            `json:"near_duplicates"`
+	Logins           int64            `json:"logins"`
+	Relogins         int64            `json:"relogins"`
+	LoginsFailed     int64            `json:"logins_failed"`
 	Forwarded        int64            `json:"forwarded"`
 	Received         int64            `json:"received"`
 	Seen             int              `json:"seen"`
@@ -70,6 +73,7 @@ func StatsOf(s crawler.Stats) Stats {
 		Traps: orEmpty(s.Traps), TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent,
 		DepthRefetches: s.DepthRefetches, Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs, Revisits: s.Revisits,
 		NotModified: s.NotModified, Unchanged: s.Unchanged, NearDuplicates: s.NearDuplicates,
+		Logins: s.Logins, Relogins: s.Relogins, LoginsFailed: s.LoginsFailed,
 		Forwarded: s.Forwarded, Received: s.Received, Seen: s.Seen, Frontier: s.Frontier, InFlight: s.InFlight,
 		Hosts: s.Hosts, Revisiting: s.Revisiting, DNSLookups: s.DNSLookups, DNSCacheHits: s.DNSCacheHits,
 		SeenFPRate: finite(s.SeenFPRate), ElapsedSec: s.Elapsed.Seconds(), PagesPerSec: finite(s.PagesPerSec),

@@ -58,6 +58,7 @@ import (
 	"crawler/revisit"
 	"crawler/seen"
 	"crawler/simhash"
+	"crawler/sites"
 	"crawler/store"
 )
 
@@ -451,6 +452,9 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		// the crawler's own would stop it asking the node first.
 		c.MaxPages = 0
 	}
+	if o.sites != nil {
+		c.Sites = &sites.Policy{Rules: o.sites, NoCookies: !o.cookies}
+	}
 	if o.nearDups {
 		c.NearDuplicates = &simhash.Config{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
 	}
@@ -492,7 +496,7 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: o.addresses.policy}
-	if o.cookies {
+	if o.cookies || sitesWantCookies(o.sites) {
 		f.Jar = cmp.Or(o.cookieJar, &cookies.Jar{}) // the -cookie-file's, or an empty one
 	}
 	// The fetcher's, not tr's: with a Recorder it dials through a copy of tr.
@@ -514,6 +518,14 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 		}
 	}
 	return f, closeFetcher
+}
+
+// sitesWantCookies reports whether a site of rules keeps cookies with
+// the crawl's off: one with cookies = true, or a login.
+func sitesWantCookies(rules *sites.Rules) bool {
+	return slices.ContainsFunc(rules.Sites(), func(s sites.Site) bool {
+		return s.Cookies != nil && *s.Cookies || s.Login != nil
+	})
 }
 
 // demoChanges is how often the pages of the demo web change under

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/render"
+	"crawler/sites"
 )
 
 // newRenderer returns the fetcher of a crawl that renders pages, as -render
@@ -23,7 +25,8 @@ import (
 // from the end of the render. It returns nil when nothing is to be
 // rendered, and an error when no browser is found.
 func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.Fetcher, error) {
-	if !o.render && o.renderHosts == "" {
+	renders := slices.ContainsFunc(o.sites.Sites(), func(s sites.Site) bool { return s.Render != nil && *s.Render })
+	if !o.render && o.renderHosts == "" && !renders {
 		return nil, nil
 	}
 	browser, err := render.FindBrowser()
@@ -31,20 +34,23 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 		return nil, fmt.Errorf("-render: %w (install chromium, or name the browser in CRAWLER_BROWSER)", err)
 	}
 	spacing := newHostSpacing(politeness.Or(o.pacing.Delay, politeness.DefaultDelay))
+	var pageFetcher fetch.Fetcher = f
+	if c.Sites != nil { // a site's headers on its own requests alone
+		pageFetcher, c.Sites.Plain = c.Sites.Decorate(f), f
+	}
 	rf := &render.Fetcher{
-		Fetcher:  spacedFetcher{f, spacing},
+		Fetcher:  spacedFetcher{pageFetcher, spacing},
 		ExecPath: browser,
 		Tabs:     o.renderTabs,
 		Allowed:  c.RobotsAllowed,
 		Pace:     spacing.wait,
 	}
-	if !o.render {
-		hosts := map[string]bool{}
-		for h := range strings.SplitSeq(o.renderHosts, ",") {
-			hosts[strings.ToLower(strings.TrimSpace(h))] = true
-		}
-		rf.Render = func(u string) bool { return hosts[canon.Host(u)] }
+	hosts := map[string]bool{}
+	for h := range strings.SplitSeq(o.renderHosts, ",") {
+		hosts[strings.ToLower(strings.TrimSpace(h))] = true
 	}
+	// -render, else -render-hosts, else nothing; a site's render wins.
+	rf.Render = func(u string) bool { return c.Sites.Renders(u, o.render || hosts[canon.Host(u)]) }
 	return rf, nil
 }
 

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"crawler/crawlertest"
+)
+
+// writeSites writes a sites file for a SessionSite at origin whose
+// members' pages need a login, the password read from $SITE_PASSWORD.
+func writeSites(t *testing.T, origin string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "sites.toml")
+	txt := fmt.Sprintf(`
+[[site]]
+match = "%[1]s/members/"
+[site.login]
+url = "%[1]s/login"
+fields = { user = "%[2]s", password = "env:SITE_PASSWORD" }
+success = { cookie = "%[3]s" }
+
+[[site]]
+match = "%[1]s/"
+deny = ["/bomb"]
+`, origin, crawlertest.SessionUser, crawlertest.SessionCookie)
+	if err := os.WriteFile(file, []byte(txt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// crawlSites returns the command that crawls s with the sites file and
+// the password given, with flags.
+func crawlSites(ctx context.Context, s *crawlertest.SessionSite, file, password string, flags ...string) *exec.Cmd {
+	args := append([]string{"-sites", file, "-allow", s.Addr(), "-progress", "-1s"}, flags...)
+	cmd := crawlCommand(ctx, append(args, s.URL()+"/")...)
+	cmd.Env = append(cmd.Env, "SITE_PASSWORD="+password)
+	return cmd
+}
+
+// -sites with a login, through the CLI: every members' page once across
+// the session's expiries, logins = expiries + 1, each logged with -v; a
+// wrong password makes two attempts, and the crawl ends with exit 0, the
+// members' pages counted as login-failed.
+func TestSitesLogin(t *testing.T) {
+	t.Parallel()
+	const pages, expiry = 8, 3
+	for _, password := range []string{crawlertest.SessionPassword, "wrong"} {
+		s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Expiry: expiry})
+		t.Cleanup(s.Close)
+		cmd := crawlSites(t.Context(), s, writeSites(t, s.URL()), password, "-delay", "-1s", "-json", "-v")
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var sum summary
+		if jerr := json.Unmarshal([]byte(out.String()), &sum); err != nil || jerr != nil {
+			t.Fatalf("password %q: %v, %v\n%s", password, err, jerr, errOut.String())
+		}
+		ok, failed := s.Logins()
+		if password == "wrong" {
+			if ok != 0 || failed != 2 || sum.LoginsFailed != 2 || sum.Errors["login-failed"] == 0 || len(s.MemberFetches()) != 0 {
+				t.Errorf("wrong password: %d logins, %d failed, summary %d failed, errors %v; want 0, 2, 2, login-failed",
+					ok, failed, sum.LoginsFailed, sum.Errors)
+			}
+			continue
+		}
+		want := (pages-1)/expiry + 1
+		if ok != want || sum.Logins != 1 || sum.Relogins != int64(want-1) {
+			t.Errorf("%d logins (summary: %d, %d again); want %d", ok, sum.Logins, sum.Relogins, want)
+		}
+		for n := 1; n <= pages; n++ {
+			if got := s.MemberFetches()[n]; got != 1 {
+				t.Errorf("members' page %d served %d times; want 1", n, got)
+			}
+		}
+		if n := strings.Count(errOut.String(), "msg=login "); n != want {
+			t.Errorf("-v logged %d logins; want %d:\n%s", n, want, errOut.String())
+		}
+	}
+}
+
+// A -sites file that cannot be read or is not valid is a usage error:
+// exit 2, the message naming the flag, the file, the line and the key.
+func TestSitesFileErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("[[site]]\nmatch = \"a.example\"\n\ndelay = \"2 seconds\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := filepath.Join(dir, "env.toml")
+	if err := os.WriteFile(noEnv, []byte("[[site]]\nmatch = \"a.example\"\nbasic_auth = { user = \"u\", password_env = \"CRAWL_TEST_UNSET\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		bad:                              "-sites: " + bad + `:4: site.delay: "2 seconds" is not a duration`,
+		noEnv:                            "-sites: " + noEnv + ":3: site.basic_auth.password_env:",
+		filepath.Join(dir, "none.toml"): "-sites: ",
+	} {
+		r := runCrawl(t, nil, "-sites", file, "-demo")
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q", file, r.code, r.stderr, want)
+		}
+	}
+}
+
+// kill -9 with -state after the login: the resumed crawl goes on with the
+// session kept in the state, and logs in no more.
+func TestSitesSessionSurvivesKill9(t *testing.T) {
+	t.Parallel()
+	const pages = 20
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages})
+	t.Cleanup(s.Close)
+	file, dir := writeSites(t, s.URL()), t.TempDir()
+	flags := []string{"-state", dir, "-delay", "20ms"}
+	cmd := crawlSites(t.Context(), s, file, crawlertest.SessionPassword, flags...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(s.MemberFetches()) < pages/2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := len(s.MemberFetches())
+	if before == 0 || before == pages {
+		t.Fatalf("killed after %d of %d members' pages; want some, not all", before, pages)
+	}
+	var errOut strings.Builder
+	cmd = crawlSites(t.Context(), s, file, crawlertest.SessionPassword, flags...)
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resumed: %v\n%s", err, errOut.String())
+	}
+	if ok, failed := s.Logins(); ok != 1 || failed != 0 {
+		t.Errorf("%d logins, %d failed; want 1 (the session kept), 0", ok, failed)
+	}
+	if got := len(s.MemberFetches()); got != pages {
+		t.Errorf("%d members' pages served to the session; want %d", got, pages)
+	}
+}
