@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"crawler"
 	"crawler/cookies"
@@ -61,5 +65,54 @@ func TestCookieRedirectSite(t *testing.T) {
 			t.Errorf("without a jar: %d pages handled, errors %v, %d requests; want 1, ErrTooManyRedirects, %d",
 				pages, errs, st.Requests, crawler.DefaultMaxRedirects+1)
 		}
+	}
+}
+
+// A cookie bomb through the Crawler: a site whose pages each set 1,000
+// new cookies, 20,000 in all. The jar keeps 50 for the site, no request
+// carries a Cookie header above 50 cookies of 4 KiB, every page is
+// fetched, and the heap stays small (sampled every millisecond).
+func TestCrawlCookieBomb(t *testing.T) {
+	t.Parallel()
+	const perPage, pages = 1000, 20
+	var maxHeader atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := int64(len(r.Header.Get("Cookie"))); n > maxHeader.Load() {
+			maxHeader.Store(n) // one worker: no race between load and store
+		}
+		var round int
+		fmt.Sscanf(r.URL.Path, "/bomb/%d", &round)
+		for i := range perPage {
+			w.Header().Add("Set-Cookie", fmt.Sprintf("c%d=%0100d; Path=/", round*perPage+i, i))
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if round+1 < pages {
+			fmt.Fprintf(w, `<a href="/bomb/%d">next</a>`, round+1)
+		}
+	}))
+	defer srv.Close()
+	jar := &cookies.Jar{}
+	c := fast(nil)
+	c.Workers = 1
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: jar}
+	stop := heapPeak(time.Millisecond)
+	err := c.Run(context.Background(), srv.URL+"/bomb/0")
+	peak := stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Fetched != pages {
+		t.Errorf("%d responses; want %d pages", st.Fetched, pages)
+	}
+	if n := jar.Len(); n != cookies.DefaultPerSite {
+		t.Errorf("the jar holds %d cookies; want %d", n, cookies.DefaultPerSite)
+	}
+	if bound := int64(cookies.DefaultPerSite * (cookies.DefaultCookieBytes + 2)); maxHeader.Load() > bound {
+		t.Errorf("a Cookie header of %d bytes; want at most %d", maxHeader.Load(), bound)
+	}
+	t.Logf("heap peak %.1f MiB", float64(peak)/(1<<20))
+	const bound = 64 << 20
+	if !raceEnabled && peak > bound {
+		t.Errorf("heap peak %d MiB; want at most %d", peak>>20, bound>>20)
 	}
 }

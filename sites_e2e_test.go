@@ -216,3 +216,94 @@ basic_auth = { user = "bot", password_env = "API_PASSWORD" }
 		}
 	}
 }
+
+// The rules that decide which URLs a site's crawl takes: allow and deny
+// (the longest prefix wins), ignore_query (two spellings, one page),
+// max_pages (requests under the entry, then no more), ignore_robots (for
+// its URLs only).
+func TestSiteURLRules(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, map[string]response{
+		"/robots.txt":          {ctype: "text/plain", body: "User-agent: *\nDisallow: /private/\n"},
+		"/":                    html("/docs/a?utm_source=x&id=1", "/docs/a?id=1", "/docs/old/b", "/blog/1", "/shop/1", "/private/p", "/docs/"),
+		"/docs/":               html(),
+		"/docs/a?id=1":         html(),
+		"/docs/old/b":          html(),
+		"/blog/1":              html("/blog/2"),
+		"/blog/2":              html("/blog/3"),
+		"/blog/3":              html("/blog/4"),
+		"/blog/4":              html(),
+		"/shop/1":              html(),
+		"/private/p":           html(),
+		"/docs/a?utm_source=x": html(),
+	})
+	rules := loadSites(t, fmt.Sprintf(`
+[[site]]
+match = "%[2]s"
+deny = ["/"]
+allow = ["/docs/", "/blog/", "/private/"]
+ignore_query = ["utm_source"]
+[[site]]
+match = "%[1]s/docs/old/"
+deny = ["/docs/old/"]
+[[site]]
+match = "%[1]s/blog/"
+max_pages = 2
+[[site]]
+match = "%[1]s/private/"
+ignore_robots = true
+`, s.URL, strings.TrimPrefix(s.URL, "http://")), nil)
+	var col collect
+	c := fast(&col)
+	c.Sites = &sites.Policy{Rules: rules}
+	if err := c.Run(context.Background(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.requests()
+	want := map[string]int{"/robots.txt": 1, "/": 1, "/docs/": 1, "/docs/a?id=1": 1, "/blog/1": 1, "/blog/2": 1, "/private/p": 1}
+	for path, n := range want {
+		if got[path] != n {
+			t.Errorf("%s requested %d times; want %d (all: %v)", path, got[path], n, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("requests %v; want those of %v alone", got, want)
+	}
+	if st := c.Stats(); st.Errors[sites.KindMaxPages] > 1 {
+		t.Errorf("Stats.Errors = %v: the links past max_pages should be out of scope, not pages", st.Errors)
+	}
+}
+
+// A scripted login (Policy.Login) in place of the form: it is given the
+// site, a Fetch through the crawl's rules and the jar, and its session
+// serves the members' pages.
+func TestScriptedLogin(t *testing.T) {
+	t.Parallel()
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 4})
+	defer s.Close()
+	c := fast(nil)
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	var scripted int
+	c.Sites = &sites.Policy{
+		Rules: loginRules(t, s.URL(), "not used"),
+		Login: func(ctx context.Context, sess *sites.Session) error {
+			scripted++
+			form, err := sess.Fetch(ctx, &fetch.Request{URL: sess.Site.Login.URL})
+			if err != nil {
+				return err
+			}
+			_, token, _ := strings.Cut(string(form.Body), `name="csrf" value="`)
+			token, _, _ = strings.Cut(token, `"`)
+			body := "csrf=" + token + "&user=" + crawlertest.SessionUser + "&password=" + crawlertest.SessionPassword
+			_, err = sess.Fetch(ctx, &fetch.Request{URL: sess.Site.Login.URL, Method: "POST", Body: []byte(body),
+				Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}})
+			return err
+		},
+	}
+	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.Logins(); ok != 1 || scripted != 1 || len(s.MemberFetches()) != s.Pages() {
+		t.Errorf("%d logins, script ran %d times, %d members' pages; want 1, 1, %d", ok, scripted, len(s.MemberFetches()), s.Pages())
+	}
+}
