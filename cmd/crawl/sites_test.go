@@ -102,8 +102,8 @@ func TestSitesFileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{
-		bad:                              "-sites: " + bad + `:4: site.delay: "2 seconds" is not a duration`,
-		noEnv:                            "-sites: " + noEnv + ":3: site.basic_auth.password_env:",
+		bad:                             "-sites: " + bad + `:4: site.delay: "2 seconds" is not a duration`,
+		noEnv:                           "-sites: " + noEnv + ":3: site.basic_auth.password_env:",
 		filepath.Join(dir, "none.toml"): "-sites: ",
 	} {
 		r := runCrawl(t, nil, "-sites", file, "-demo")
