@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"crawler/sites"
 )
 
 // The README's first program, built as a user builds it: in a module of its
@@ -174,5 +177,30 @@ func writeFile(t *testing.T, name, s string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The README's sites file loads, and means what its comments say.
+func TestREADMESitesFile(t *testing.T) {
+	text, err := fencedBlock(readFile(t, "README.md"), "## Sites behind logins, and per-site rules", "toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"MEMBERS_PASSWORD": "m", "API_PASSWORD": "a"}
+	rules, err := sites.Load("sites.toml", []byte(text), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := rules.ForURL("https://www.slow.example.org/x")
+	if slow.Delay == nil || *slow.Delay != 5*time.Second || *slow.PerHost != 1 || *slow.MaxPages != 1000 {
+		t.Errorf("the slow site's rules: %+v", slow)
+	}
+	members := rules.ForURL("https://members.example.com/a")
+	if members.Login == nil || members.Login.Fields["password"] != "m" || rules.AllowedURL("https://members.example.com/logout") {
+		t.Errorf("the members' site: %+v", members)
+	}
+	api := rules.ForURL("https://api.example.net/api/v1")
+	if api.BasicAuth == nil || api.Headers["X-Api-Version"] != "2" || rules.ForURL("https://api.example.net/").BasicAuth != nil {
+		t.Errorf("the API site: %+v", api)
 	}
 }

@@ -1,9 +1,17 @@
 package sites_test
 
 import (
+	"context"
 	"fmt"
+	"net/netip"
 	"net/url"
+	"os"
 
+	"crawler"
+	"crawler/cookies"
+	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
 	"crawler/sites"
 )
 
@@ -73,4 +81,38 @@ func Example() {
 	//   delay 5s, per_host 1, max_pages 1000, ignore_query ["sessionid" "utm_source"]
 	// https://api.example.net:8443/api/v2/items (line 26: "https://api.example.net:8443/api/") allowed=true
 	//   user agent "ExampleBot/1.0 (+https://example.com/bot)", headers map[X-Api-Version:2], basic auth bot, ignore_robots true
+}
+
+// A Crawler that logs in to the members' part of a site: the rules say
+// where the form is, what to fill in and how to tell that it worked; the
+// Policy applies them, and logs in again when the session expires.
+func ExamplePolicy() {
+	site := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 5, Expiry: 2})
+	defer site.Close()
+	os.Setenv("MEMBERS_PASSWORD", crawlertest.SessionPassword) // as the shell would
+	rules, err := sites.Load("sites.toml", []byte(fmt.Sprintf(`
+[[site]]
+match = "%[1]s/members/"
+[site.login]
+url = "%[1]s/login"
+fields = { user = "crawler", password = "env:MEMBERS_PASSWORD" }
+success = { cookie = "session" }
+`, site.URL())), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	loopback := fetch.AddressPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}} // the test site's
+	c := &crawler.Crawler{
+		Sites:   &sites.Policy{Rules: rules},
+		Fetcher: &fetch.HTTPFetcher{Addresses: loopback, Jar: &cookies.Jar{}},
+		Pacing:  politeness.Pacing{Delay: -1}, // our own site: no delay
+	}
+	if err := c.Run(context.Background(), site.URL()+"/members/1"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	st := c.Stats()
+	fmt.Printf("members' pages: %d, logins: %d, again after expiry: %d\n", len(site.MemberFetches()), st.Logins, st.Relogins)
+	// Output: members' pages: 5, logins: 1, again after expiry: 2
 }
