@@ -34,6 +34,13 @@
 //     body. A redirect is handed over as it is; the browser asks for its
 //     target, which is intercepted and judged again.
 //
+// Each request the Fetcher makes for the browser carries the extra
+// headers Headers gives for its URL, so a site's credentials go to its
+// own hosts only, and, with a Jar, the Jar's cookies; the cookies its
+// response sets, and those the page's scripts set, go to the Jar (see
+// Fetcher.Jar). The headers the browser itself put on a request are not
+// sent.
+//
 // A request refused fails in the page as one blocked by an extension
 // would (net::ERR_BLOCKED_BY_CLIENT); a document refused gets 204 No
 // Content, which leaves its frame, or the page, as it was. What each

@@ -25,8 +25,8 @@ import (
 )
 
 // render renders the page of req, whose response resp the Fetcher has
-// fetched, in a tab of its own.
-func (f *Fetcher) render(ctx context.Context, req *fetch.Request, resp *fetch.Response, start time.Time) (*fetch.Response, error) {
+// fetched, sending it the cookies sent, in a tab of its own.
+func (f *Fetcher) render(ctx context.Context, req *fetch.Request, resp *fetch.Response, sent []*http.Cookie, start time.Time) (*fetch.Response, error) {
 	select {
 	case f.tabs <- struct{}{}: // given back once the tab is closed
 	case <-ctx.Done():
@@ -41,7 +41,7 @@ func (f *Fetcher) render(ctx context.Context, req *fetch.Request, resp *fetch.Re
 		return nil, err // says it already
 	}
 
-	p := &page{f: f, req: req, resp: resp, kick: make(chan struct{}, 1)}
+	p := &page{f: f, req: req, resp: resp, sent: sent, kick: make(chan struct{}, 1)}
 	// The tab lives in a context of its own under the browser's, which
 	// ctx ending cancels (abort): every call then returns at once. Its
 	// own browser context keeps the page's cookies and storage apart.
@@ -105,7 +105,15 @@ type page struct {
 	f    *Fetcher
 	req  *fetch.Request
 	resp *fetch.Response // the page's own response, which the browser is given
+	sent []*http.Cookie  // the cookies of Jar that the page's own request was sent
 	hctx context.Context // the handlers' context, done when the page is
+
+	browserContext cdp.BrowserContextID // the tab's, which holds its cookies; set before interception starts
+
+	// cookieMu serializes the looks at the browser's cookie store, and
+	// guards cookies, what the last one saw. Only with a Jar.
+	cookieMu sync.Mutex
+	cookies  map[cookieKey]browserCookie
 
 	mu       sync.Mutex
 	target   *chromedp.Target // the tab, once open
@@ -130,9 +138,13 @@ func (p *page) run(tab context.Context) (doc []byte, settled bool, err error) {
 	c := chromedp.FromContext(tab)
 	p.mu.Lock()
 	p.target, p.frameID = c.Target, cdp.FrameID(c.Target.TargetID)
+	p.browserContext = c.BrowserContextID // before the handlers, which p.mu orders after this
 	p.mu.Unlock()
 	if err := denyDownloads(tab, c.BrowserContextID); err != nil {
 		return nil, false, fmt.Errorf("open tab: %w", err)
+	}
+	if p.f.Jar != nil {
+		p.seedCookies(tab, p.req.URL, p.sent, p.resp)
 	}
 	// Every request, from the first, pauses for p.event to answer.
 	all := []*cfetch.RequestPattern{{URLPattern: "*", RequestStage: cfetch.RequestStageRequest}}
@@ -166,6 +178,9 @@ func (p *page) run(tab context.Context) (doc []byte, settled bool, err error) {
 	html, err := chromedp.Run(tab, chromedp.Evaluate[string](serializeJS(p.req.URL)))
 	if err != nil {
 		return nil, false, fmt.Errorf("read document: %w", err)
+	}
+	if p.f.Jar != nil {
+		p.syncCookies(tab) // what scripts set since the page's last request
 	}
 	p.f.log.Debug("page rendered", "page", p.req.URL, "open", t1.Sub(t0), "navigate", t2.Sub(t1), "wait", t3.Sub(t2), "read", time.Since(t3), "settled", settled)
 	return append([]byte("<!DOCTYPE html>"), html...), settled, nil
@@ -385,7 +400,13 @@ func (p *page) decide(ctx context.Context, ev *cfetch.EventRequestPaused, main, 
 		}
 	}
 
-	resp, err := p.fetch(ctx, pu)
+	if p.f.Jar != nil && cookiesDiffer(ev.Request.Headers, p.f.Jar.Cookies(pu)) {
+		// The browser would send other cookies than Jar: the page's
+		// scripts changed its store, which Jar is to know first.
+		p.syncCookies(ctx)
+	}
+	header, sent := p.f.header(pu, nil)
+	resp, err := p.fetch(ctx, pu, header)
 	switch {
 	case errors.Is(err, fetch.ErrBlockedAddress):
 		return p.block(ctx, ev.RequestID, doc, blockAddress) + ": " + err.Error()
@@ -397,12 +418,20 @@ func (p *page) decide(ctx context.Context, ev *cfetch.EventRequestPaused, main, 
 		return "failed: " + err.Error()
 	}
 	p.f.stats.requests.Add(1)
+	p.f.keepCookies(u, resp)
+	if p.f.Jar != nil {
+		if !doc {
+			sent = nil // no document.cookie reads them
+		}
+		p.seedCookies(ctx, u, sent, resp)
+	}
 	p.fulfil(ctx, ev.RequestID, resp)
 	return "fetched: " + strconv.Itoa(resp.Status)
 }
 
-// fetch fetches u for the browser, in its host's turn.
-func (p *page) fetch(ctx context.Context, u *url.URL) (*fetch.Response, error) {
+// fetch fetches u for the browser, with the extra headers header, in its
+// host's turn.
+func (p *page) fetch(ctx context.Context, u *url.URL, header http.Header) (*fetch.Response, error) {
 	leave, err := p.f.hosts.enter(ctx, u.Host)
 	if err != nil {
 		return nil, err
@@ -417,6 +446,7 @@ func (p *page) fetch(ctx context.Context, u *url.URL) (*fetch.Response, error) {
 		URL:       u.String(),
 		UserAgent: p.req.UserAgent,
 		MaxBytes:  p.req.MaxBytes,
+		Header:    header,
 	})
 }
 
@@ -461,12 +491,14 @@ func (p *page) fail(ctx context.Context, id cfetch.RequestID, doc bool, reason n
 
 // fulfil answers a request with resp, less the headers named in drop. The
 // body is already decoded, so Content-Encoding and the length of the
-// encoded body are left out too.
+// encoded body are left out too; with a Jar, so is Set-Cookie, whose
+// cookies the browser's store got from seedCookies.
 func (p *page) fulfil(ctx context.Context, id cfetch.RequestID, resp *fetch.Response, drop ...string) {
 	keys := make([]string, 0, len(resp.Header))
 	for key := range resp.Header {
 		switch name := http.CanonicalHeaderKey(key); {
 		case name == "Content-Encoding", name == "Content-Length", name == "Transfer-Encoding":
+		case name == "Set-Cookie" && p.f.Jar != nil:
 		case !slices.Contains(drop, name):
 			keys = append(keys, key)
 		}

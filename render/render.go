@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -135,6 +136,55 @@ type Fetcher struct {
 	// not, they fail in the page without a request, which saves most of a
 	// page's bytes and changes no link.
 	LoadMedia bool
+	// Jar, if not nil, holds the crawl's cookies, which the rendering
+	// shares both ways. Every request of the page (its own, and each of
+	// the browser's: documents, scripts, XHR and fetch) is sent with the
+	// Cookie header that Jar.Cookies gives for its URL, and the
+	// Set-Cookie headers of its response go to Jar.SetCookies. What the
+	// page's scripts set (document.cookie, the Cookie Store API) and what
+	// the browser keeps of responses reaches Jar too, with the attributes
+	// the browser gave it (its domain, path, expiry, Secure, HttpOnly and
+	// SameSite; a deletion as a deletion): before the page's next
+	// request whose cookies it changes, and in any case before Fetch
+	// returns. So a cookie a plain fetch put in Jar is sent by a later
+	// render, and one a render got is sent by a later plain fetch.
+	//
+	// The browser also holds cookies, for document.cookie: each page has
+	// a store of its own (its own browser context), thrown away with the
+	// page, that starts empty. As each document of the page loads, the
+	// store is given the cookies that document's request was sent, as
+	// cookies of its host with path "/" readable by script (Jar says no
+	// more than names and values); and before any response reaches the
+	// browser, the cookies it sets, with their attributes (the browser is
+	// handed the response without its Set-Cookie, so a script cannot run
+	// before the store has them). Jar is the truth: the browser's store
+	// only mirrors it for the page's scripts, the browser's own Cookie
+	// headers are not sent, and pages see each other's cookies only
+	// through Jar (a page sends what another page set meanwhile, but its
+	// scripts read only what its documents were sent and what it set).
+	// Cookies the browser partitions (CHIPS, in a frame) are not taken.
+	//
+	// Give Jar here, not to Fetcher as well: a fetch.HTTPFetcher with a
+	// Jar of its own adds that jar's cookies to the Cookie header that
+	// this one sets, so the same jar would send each cookie twice. Nil:
+	// the rendering keeps no cookies of its own; the requests carry what
+	// Fetcher sends (an HTTPFetcher with a Jar keeps and sends cookies for
+	// them, at the HTTP level), while what the browser gets (Set-Cookie
+	// of the responses handed to it, document.cookie) stays in the page's
+	// own store, is never sent, and is thrown away with the page.
+	Jar http.CookieJar
+	// Headers, if not nil, gives extra headers for each request of the
+	// page, by its URL: a site's own headers and credentials
+	// (Authorization, say), which it should give for that site's hosts
+	// only, so that they never go to another host's scripts, frames or
+	// XHR. They are set over Fetcher's own (as fetch.Request.Header is);
+	// a Cookie header it gives is sent before Jar's cookies. The page's
+	// own request gets them too, under the Request's Header, which wins
+	// name by name and goes to that request only. The headers of the
+	// browser's own requests (those a script set on an XHR, say) are not
+	// sent. It is called on many goroutines at once, and must not change
+	// the header it returns. Nil: no extra headers but the Request's.
+	Headers func(u *url.URL) http.Header
 	// ExecPath is the browser to run. "": [FindBrowser].
 	ExecPath string
 	// Logger, if not nil, is told of the browser's start (Info) and
@@ -193,8 +243,9 @@ func (f *Fetcher) init() {
 // set). Duration is the page's own response time, as Fetcher measured
 // it, not the render's: the crawler's adaptive delay (Pacing.DelayFactor)
 // paces a host by how fast it answers, and the browser's time says nothing
-// about that. The page is requested once; the
-// browser gets it from that response.
+// about that. The page is requested once, with req's Header over those
+// Headers gives and the cookies of Jar; the browser gets it from that
+// response.
 //
 // A render that fails returns a *fetch.FetchError with Op "render" whose
 // error says which step failed: starting the browser, opening a tab,
@@ -207,14 +258,18 @@ func (f *Fetcher) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Respons
 		return nil, &fetch.FetchError{Op: "fetch", URL: req.URL, Err: ErrClosed}
 	}
 	start := time.Now()
-	resp, err := f.fetcher.Fetch(ctx, req)
+	preq, sent := f.pageRequest(req)
+	resp, err := f.fetcher.Fetch(ctx, preq)
+	if resp != nil {
+		f.keepCookies(req.URL, resp)
+	}
 	if err != nil || !f.renders(req.URL, resp) {
 		if resp != nil {
 			f.stats.passed.Add(1)
 		}
 		return resp, err
 	}
-	out, err := f.render(ctx, req, resp, start)
+	out, err := f.render(ctx, req, resp, sent, start)
 	if err != nil {
 		f.stats.errors.Add(1)
 		return nil, &fetch.FetchError{Op: "render", URL: req.URL, Err: err}
