@@ -271,6 +271,40 @@ func (p *Policy) Decorate(f fetch.Fetcher) fetch.Fetcher {
 	return decorated{p, f}
 }
 
+// FilterJar returns jar seen through the rules: it gives no cookies for,
+// and keeps none from, a URL whose rules say cookies = false (or, with
+// NoCookies, do not say cookies = true or have a login). For a fetcher
+// that keeps cookies itself (a crawler/render Fetcher's Jar). A nil p
+// returns jar.
+func (p *Policy) FilterJar(jar http.CookieJar) http.CookieJar {
+	if p == nil || p.Rules == nil {
+		return jar
+	}
+	return filteredJar{p, jar}
+}
+
+type filteredJar struct {
+	p   *Policy
+	jar http.CookieJar
+}
+
+func (j filteredJar) off(u *url.URL) bool {
+	return j.p.decorate(j.p.Rules.For(u), &fetch.Request{}).NoCookies
+}
+
+func (j filteredJar) SetCookies(u *url.URL, cs []*http.Cookie) {
+	if !j.off(u) {
+		j.jar.SetCookies(u, cs)
+	}
+}
+
+func (j filteredJar) Cookies(u *url.URL) []*http.Cookie {
+	if j.off(u) {
+		return nil
+	}
+	return j.jar.Cookies(u)
+}
+
 type decorated struct {
 	p *Policy
 	f fetch.Fetcher

@@ -45,6 +45,13 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 		Allowed:  c.RobotsAllowed,
 		Pace:     spacing.wait,
 	}
+	if f.Jar != nil {
+		// The renderer shares the jar with the browser both ways (what a
+		// page's script sets lands in it); it sends the cookies, so the
+		// fetcher under it sends none of its own.
+		rf.Jar = c.Sites.FilterJar(f.Jar)
+		rf.Fetcher = spacedFetcher{cookieless{pageFetcher}, spacing}
+	}
 	hosts := map[string]bool{}
 	for h := range strings.SplitSeq(o.renderHosts, ",") {
 		hosts[strings.ToLower(strings.TrimSpace(h))] = true
@@ -52,6 +59,16 @@ func newRenderer(o *options, f *fetch.HTTPFetcher, c *crawler.Crawler) (*render.
 	// -render, else -render-hosts, else nothing; a site's render wins.
 	rf.Render = func(u string) bool { return c.Sites.Renders(u, o.render || hosts[canon.Host(u)]) }
 	return rf, nil
+}
+
+// cookieless sends each request without the fetcher's cookies: the
+// renderer above it sends and keeps them (render.Fetcher.Jar).
+type cookieless struct{ fetch.Fetcher }
+
+func (f cookieless) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	r := *req
+	r.NoCookies = true
+	return f.Fetcher.Fetch(ctx, &r)
 }
 
 // hostSpacing keeps the requests of a rendering browser to each host at
