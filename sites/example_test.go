@@ -83,9 +83,10 @@ func Example() {
 	//   user agent "ExampleBot/1.0 (+https://example.com/bot)", headers map[X-Api-Version:2], basic auth bot, ignore_robots true
 }
 
-// A Crawler that logs in to the members' part of a site: the rules say
-// where the form is, what to fill in and how to tell that it worked; the
-// Policy applies them, and logs in again when the session expires.
+// A Crawler that logs in to the members' part of a site, and crawls
+// nothing else there: the rules say where the form is, what to fill in
+// and how to tell that it worked; the Policy applies them, and logs in
+// again when the session expires.
 func ExamplePolicy() {
 	site := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 5, Expiry: 2})
 	defer site.Close()
@@ -97,6 +98,11 @@ match = "%[1]s/members/"
 url = "%[1]s/login"
 fields = { user = "crawler", password = "env:MEMBERS_PASSWORD" }
 success = { cookie = "session" }
+
+[[site]]
+match = "%[1]s/"
+deny = ["/"]
+allow = ["/members/"]
 `, site.URL())), nil)
 	if err != nil {
 		fmt.Println(err)
