@@ -219,3 +219,93 @@ func TestHostsConcurrent(t *testing.T) {
 		t.Errorf("requests %d, robots.txt %d, bytes %d, errors %d; want %d in all, %d bytes, %d errors, %d robots.txt", requests, robots, bytes, errs, total, total, total/2, total/10)
 	}
 }
+
+// A host's own delay, from DelayHosts, replaces Pacing.Delay in the
+// wait after a request that did not fail: a robots.txt Crawl-delay or an
+// adaptive delay above it still holds, an own delay of 0 is no gap of its
+// own, and backoff is unchanged. Time is passed in: no clock is read.
+func TestHostsDelayHosts(t *testing.T) {
+	p := Pacing{Delay: time.Second, MaxCrawlDelay: 10 * time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second, Backoff: time.Minute}
+	own := map[string]time.Duration{"slow.test": 3 * time.Second, "free.test": 0, "negative.test": -time.Second}
+	var (
+		fast       = Outcome{Status: 200, Duration: time.Millisecond}
+		crawlDelay = Outcome{Status: 200, Duration: time.Millisecond, CrawlDelay: 5 * time.Second}
+		lowCD      = Outcome{Status: 200, Duration: time.Millisecond, CrawlDelay: 2 * time.Second}
+		adaptive   = Outcome{Status: 200, Duration: time.Second} // 5 s
+		failed     = Outcome{Status: 503, Duration: time.Millisecond}
+	)
+	for _, tc := range []struct {
+		host string
+		o    Outcome
+		want time.Duration
+	}{
+		{"slow.test", fast, 3 * time.Second},
+		{"slow.test", crawlDelay, 5 * time.Second},
+		{"slow.test", lowCD, 3 * time.Second},
+		{"slow.test", adaptive, 5 * time.Second},
+		{"slow.test", failed, time.Minute},
+		{"free.test", fast, 5 * time.Millisecond}, // the adaptive delay alone
+		{"free.test", lowCD, 2 * time.Second},
+		{"free.test", adaptive, 5 * time.Second},
+		{"free.test", failed, time.Minute},
+		{"negative.test", fast, 5 * time.Millisecond},
+		{"other.test", fast, time.Second}, // none of its own: Pacing.Delay
+		{"other.test", lowCD, 2 * time.Second},
+	} {
+		h := NewHosts(p)
+		h.DelayHosts(func(host string) (time.Duration, bool) { d, ok := own[host]; return d, ok })
+		next, retired := h.Record(tc.host, false, 0, t0, tc.o, nil)
+		if got := next.Sub(t0); got != tc.want || retired != nil {
+			t.Errorf("%s after %+v: wait %v (retired: %v), want %v", tc.host, tc.o, got, retired, tc.want)
+		}
+	}
+}
+
+// DelayHosts asks once per host, and the hosts met before it take their
+// delay at once; a nil delay gives every host Pacing.Delay again.
+func TestHostsDelayHostsOncePerHost(t *testing.T) {
+	h := NewHosts(Pacing{Delay: time.Second, DelayFactor: -1})
+	wait := func(host string) time.Duration {
+		t.Helper()
+		next, _ := h.Record(host, false, 0, t0, Outcome{Status: 200}, nil)
+		return next.Sub(t0)
+	}
+	if w := wait("early.test"); w != time.Second {
+		t.Fatalf("early.test before DelayHosts: wait %v, want 1s", w)
+	}
+	asked := map[string]int{}
+	h.DelayHosts(func(host string) (time.Duration, bool) {
+		asked[host]++
+		return 4 * time.Second, host != "other.test"
+	})
+	for range 3 {
+		if err := h.Begin("late.test"); err != nil {
+			t.Fatal(err)
+		}
+		h.End("late.test")
+		if w := wait("late.test"); w != 4*time.Second {
+			t.Errorf("late.test: wait %v, want its own 4s", w)
+		}
+		if w := wait("early.test"); w != 4*time.Second {
+			t.Errorf("early.test, met before DelayHosts: wait %v, want its own 4s", w)
+		}
+		if w := wait("other.test"); w != time.Second {
+			t.Errorf("other.test, with no delay of its own: wait %v, want Pacing.Delay, 1s", w)
+		}
+	}
+	for host, n := range asked {
+		if n != 1 {
+			t.Errorf("delay asked %d times for %s, want once", n, host)
+		}
+	}
+	if len(asked) != 3 {
+		t.Errorf("delay asked for %v, want early.test, late.test and other.test", asked)
+	}
+	if s := h.Snapshot(); len(s) != 3 || s[0].Delay != 4*time.Second {
+		t.Errorf("Snapshot = %+v, want early.test's Delay 4s first", s)
+	}
+	h.DelayHosts(nil)
+	if w := wait("late.test"); w != time.Second {
+		t.Errorf("late.test after DelayHosts(nil): wait %v, want Pacing.Delay, 1s", w)
+	}
+}
