@@ -251,7 +251,10 @@ func retiredError(host, reason string) error {
 // error its pages get from now on: it wraps ErrHostRetired and cause (the
 // request's error, if any), and says why ("name not found, N answers in a
 // row", "N failures in a row, the last: ..."); later calls return nil
-// for it.
+// for it. A cause that is, or wraps, an error with a method RetiresHost()
+// bool that returns true retires the host at once, whatever
+// Pacing.MaxFailures: justRetired then reads "crawler: host retired:
+// <host>: <cause>", and HostStats.Retired is cause's text.
 func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o Outcome, cause error) (next time.Time, justRetired error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -275,6 +278,11 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 	pacing := t.pacingOf(h)
 	next = pacing.Next(p, now, o)
 	h.next = next
+	if h.retired == nil && retiresHost(cause) {
+		p.Retired = cause.Error()
+		h.retired = fmt.Errorf("%w: %s: %w", ErrHostRetired, host, cause)
+		return next, h.retired
+	}
 	if p.Retired != "" && h.retired == nil {
 		if dnsErr, ok := errors.AsType[*net.DNSError](cause); ok && p.NotFound > 0 {
 			h.retired = fmt.Errorf("%w: %s: name not found, %d answers in a row: %w", ErrHostRetired, host, p.NotFound, dnsErr)
@@ -286,6 +294,20 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 		return next, h.retired
 	}
 	return next, nil
+}
+
+// hostRetirer is an error that may retire its host at once: see
+// Hosts.Record.
+type hostRetirer interface {
+	error
+	RetiresHost() bool
+}
+
+// retiresHost reports whether err retires its host at once: the first
+// error in its tree that has a RetiresHost method says so.
+func retiresHost(err error) bool {
+	r, ok := errors.AsType[hostRetirer](err)
+	return ok && r.RetiresHost()
 }
 
 // Summary counts the hosts that Snapshot returns by their state at now,

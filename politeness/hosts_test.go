@@ -309,3 +309,55 @@ func TestHostsDelayHostsOncePerHost(t *testing.T) {
 		t.Errorf("late.test after DelayHosts(nil): wait %v, want Pacing.Delay, 1s", w)
 	}
 }
+
+// retiringError is an error that says whether it retires its host.
+type retiringError struct{ retire bool }
+
+func (e *retiringError) Error() string     { return fmt.Sprintf("site rule (retire: %v)", e.retire) }
+func (e *retiringError) RetiresHost() bool { return e.retire }
+
+// A cause whose RetiresHost says so retires its host at the first Record,
+// whatever MaxFailures (here: never) and whether or not the request
+// failed; its pages then get the error, which wraps ErrHostRetired and
+// the cause, and the host counts as retired. One whose RetiresHost says
+// not is an ordinary error.
+func TestHostsRecordRetiresAtOnce(t *testing.T) {
+	for _, o := range []Outcome{{Status: 200}, {Status: 403}, {Status: 503}, {Err: errors.New("reset")}} {
+		h := NewHosts(Pacing{MaxFailures: -1})
+		if _, retired := h.Record("h.test", false, 0, t0, o, fmt.Errorf("fetch: %w", &retiringError{false})); retired != nil {
+			t.Fatalf("%+v: an error whose RetiresHost is false retired the host: %v", o, retired)
+		}
+		cause := fmt.Errorf("fetch: %w", &retiringError{true})
+		_, retired := h.Record("h.test", false, 0, t0, o, cause)
+		if retired == nil {
+			t.Fatalf("%+v: an error whose RetiresHost is true did not retire the host", o)
+		}
+		if want := "crawler: host retired: h.test: fetch: site rule (retire: true)"; retired.Error() != want {
+			t.Errorf("%+v: justRetired %q, want %q", o, retired, want)
+		}
+		if r, ok := errors.AsType[*retiringError](retired); !errors.Is(retired, ErrHostRetired) || !errors.Is(retired, cause) || !ok || !r.retire {
+			t.Errorf("%+v: %v does not wrap ErrHostRetired and the cause", o, retired)
+		}
+		if err := h.Begin("h.test"); err != retired {
+			t.Errorf("%+v: Begin = %v, want the error Record returned", o, err)
+		}
+		if _, again := h.Record("h.test", false, 0, t0, o, cause); again != nil {
+			t.Errorf("%+v: Record again: %v, want nil (retired already)", o, again)
+		}
+		if s := h.Summary(t0); s != (HostSummary{Retired: 1}) {
+			t.Errorf("%+v: Summary = %+v, want one host retired", o, s)
+		}
+		if s := h.Snapshot(); len(s) != 1 || s[0].Retired != cause.Error() {
+			t.Errorf("%+v: Snapshot = %+v, want Retired %q", o, s, cause)
+		}
+	}
+	// A host retired already (by hand) stays retired as it was.
+	h := NewHosts(Pacing{})
+	h.Retire("h.test", "by hand")
+	if _, retired := h.Record("h.test", false, 0, t0, Outcome{Status: 200}, &retiringError{true}); retired != nil {
+		t.Errorf("Record of a host retired by hand: %v, want nil", retired)
+	}
+	if err := h.Begin("h.test"); err == nil || !strings.HasSuffix(err.Error(), ": by hand") {
+		t.Errorf("Begin = %v, want the retirement by hand", err)
+	}
+}
