@@ -26,8 +26,9 @@ const (
 const budgetChunk = 8
 
 var (
-	_ frontier.Exchanger = (*Node)(nil)
-	_ frontier.Keeper    = (*Node)(nil)
+	_ frontier.Exchanger   = (*Node)(nil)
+	_ frontier.Keeper      = (*Node)(nil)
+	_ frontier.HostLimiter = (*Node)(nil)
 )
 
 // Push adds e, a URL of a partition held here, to the local frontier, and
@@ -100,6 +101,17 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 		n.waiting[p].Add(1)
 	}
 	n.local.Done(e, r)
+}
+
+// LimitHosts gives limit to the local frontier, if it is a
+// [frontier.HostLimiter] (store.Frontier is one): the hosts of the
+// partitions this node holds, or takes later, have the limits it gives.
+// Otherwise it does nothing, and every host has the local frontier's own
+// limit. Call it before the crawl, as the local frontier says.
+func (n *Node) LimitHosts(limit func(host string) int) {
+	if l, ok := n.local.(frontier.HostLimiter); ok {
+		l.LimitHosts(limit)
+	}
 }
 
 // Forward takes e if its partition is not held here, to send it to the

@@ -66,7 +66,8 @@ type AOPIC struct {
 	n       int           // waiting pages
 	inGroup [groups]int   // waiting pages of the hosts in each group
 
-	redirects map[int32]uint64 // the pages that were redirects, to their targets
+	redirects map[int32]uint64      // the pages that were redirects, to their targets
+	limit     func(host string) int // see LimitHosts; nil: PerHost for every host
 
 	lambda   float64 // credit of the virtual page lambda
 	lift     float64 // credit lambda gave so far to a page of group 0; one of group k got lift·groupRate(k)
@@ -104,6 +105,7 @@ type aopicHost struct {
 	lastRef  int     // offset in records of the referrer kept last, or -1
 	pages    []int32 // indexes into AOPIC.pages, best first
 	inflight int
+	limit    int     // entries out at once, from AOPIC.limit; 0: AOPIC.PerHost
 	pot      float64 // credit per waiting page passed on by the host's fetched pages, and lambda's lift until liftMark
 	liftMark float64 // AOPIC.lift when pot last took in lambda's lift
 	group    int     // the group of its number of waiting pages (see AOPIC.ready)
@@ -143,7 +145,7 @@ func (a *AOPIC) Push(e Entry) {
 	hi, ok := a.byName[e.Host]
 	if !ok {
 		hi = int32(len(a.hosts))
-		a.hosts = append(a.hosts, &aopicHost{name: e.Host, lastRef: -1, index: -1})
+		a.hosts = append(a.hosts, &aopicHost{name: e.Host, lastRef: -1, limit: hostLimit(a.limit, e.Host), index: -1})
 		a.byName[e.Host] = hi
 	}
 	var credit float64
@@ -589,8 +591,24 @@ func (a *AOPIC) enqueue(i int32, credit, history float64) {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (a *AOPIC) schedule(h *aopicHost) {
-	if h.heap != nil || len(h.pages) == 0 || h.inflight >= PerHostLimit(a.PerHost) {
+	if h.heap != nil || len(h.pages) == 0 || h.inflight >= hostOr(h.limit, a.PerHost) {
 		return
 	}
 	a.hostPush(&a.waiting, h)
+}
+
+// LimitHosts sets the function that gives a host's limit of entries out
+// at once in place of PerHost; see [HostLimiter]. Hosts met already,
+// those of a snapshot restored included, take theirs at once; a Restore
+// later keeps limit and gives the hosts it restores theirs. Cost:
+// O(h log h) for h hosts met.
+func (a *AOPIC) LimitHosts(limit func(host string) int) {
+	a.limit = limit
+	for _, h := range a.hosts {
+		h.limit = hostLimit(limit, h.name)
+		if h.heap != nil && h.inflight >= hostOr(h.limit, a.PerHost) {
+			a.hostRemove(h.heap, h)
+		}
+		a.schedule(h)
+	}
 }

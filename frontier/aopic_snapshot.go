@@ -202,7 +202,8 @@ func copyRecord(dst []byte, lastRef *int, src []byte, off int) []byte {
 // then on a behaves as the snapshotted AOPIC would have had every page it
 // had out been given back (Done with Retry): the same Len, Importance, Top
 // and, given the same calls (their times not going back), the same
-// entries from Next. a's PerHost and Tax are its own: set them before.
+// entries from Next. a's PerHost, Tax and LimitHosts are its own: set
+// them before (or call LimitHosts after).
 // Hosts in flight are not restored; a host's readyAt is, by its wall
 // clock. An error (a not empty, b truncated, corrupt or of another
 // version) leaves a as it was.
@@ -220,7 +221,10 @@ func (a *AOPIC) Restore(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("frontier: AOPIC snapshot: %w", err)
 	}
-	r.PerHost, r.Tax = a.PerHost, a.Tax
+	r.PerHost, r.Tax, r.limit = a.PerHost, a.Tax, a.limit
+	for _, h := range r.hosts {
+		h.limit = hostLimit(r.limit, h.name)
+	}
 	*a = r // before any heap points into a
 	a.initHeaps()
 	for _, i := range waiting {

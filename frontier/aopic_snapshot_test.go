@@ -291,6 +291,40 @@ func TestAOPICRestoreKeepsReadyAt(t *testing.T) {
 	mustNext(t, &b, later)
 }
 
+// A restored AOPIC's hosts take the limits of the LimitHosts set before
+// Restore; one set after gives them new ones.
+func TestAOPICRestoreLimitHosts(t *testing.T) {
+	var a frontier.AOPIC
+	for i := range 4 {
+		a.Push(seed("a", uint64(i+1)))
+		a.Push(seed("b", uint64(i+11)))
+	}
+	snap := a.AppendSnapshot(nil)
+	outAtOnce := func(f *frontier.AOPIC) map[string]int {
+		n := map[string]int{}
+		for e, ok, _ := f.Next(t0); ok; e, ok, _ = f.Next(t0) {
+			n[e.Host]++
+		}
+		return n
+	}
+	var b frontier.AOPIC
+	b.LimitHosts(func(host string) int { return map[string]int{"a": 3}[host] })
+	if err := b.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if n := outAtOnce(&b); n["a"] != 3 || n["b"] != 1 {
+		t.Errorf("LimitHosts before Restore: out at once %v, want a:3 b:1", n)
+	}
+	var c frontier.AOPIC
+	if err := c.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	c.LimitHosts(func(host string) int { return map[string]int{"b": 2}[host] })
+	if n := outAtOnce(&c); n["a"] != 1 || n["b"] != 2 {
+		t.Errorf("LimitHosts after Restore: out at once %v, want a:1 b:2", n)
+	}
+}
+
 func TestAOPICRestoreNotEmpty(t *testing.T) {
 	var a frontier.AOPIC
 	a.Push(seed("a", 1))

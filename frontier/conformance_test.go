@@ -9,6 +9,12 @@ import (
 	"crawler/frontier/frontiertest"
 )
 
+var (
+	_ frontier.HostLimiter = (*frontier.FIFO)(nil)
+	_ frontier.HostLimiter = (*frontier.Priority)(nil)
+	_ frontier.HostLimiter = (*frontier.AOPIC)(nil)
+)
+
 func TestConformanceFIFO(t *testing.T) {
 	frontiertest.Run(t, func() frontier.Frontier { return new(frontier.FIFO) })
 }

@@ -26,6 +26,7 @@ type FIFO struct {
 	// no limit.
 	PerHost int
 
+	limit   func(host string) int // see LimitHosts; nil: PerHost for every host
 	hosts   map[string]*hostQueue
 	ready   hostHeap // dispatchable now, by sequence number of the head entry
 	waiting hostHeap // dispatchable once readyAt has passed, by readyAt
@@ -49,6 +50,7 @@ type hostQueue struct {
 	head     int
 	n        int // entries in packed[head:]
 	inflight int
+	limit    int // entries out at once, from FIFO.limit; 0: FIFO.PerHost
 	readyAt  time.Time
 	heap     *hostHeap // the heap the host is in, or nil
 	index    int       // its index there
@@ -192,7 +194,7 @@ func (f *FIFO) host(name string) *hostQueue {
 	}
 	h := f.hosts[name]
 	if h == nil {
-		h = &hostQueue{name: name, index: -1}
+		h = &hostQueue{name: name, limit: hostLimit(f.limit, name), index: -1}
 		f.hosts[name] = h
 	}
 	return h
@@ -201,8 +203,22 @@ func (f *FIFO) host(name string) *hostQueue {
 // schedule puts h in the heap it belongs to, if any: a host with URLs and
 // a free slot waits for its ready time; others sit in no heap.
 func (f *FIFO) schedule(h *hostQueue) {
-	if h.heap != nil || h.len() == 0 || h.inflight >= PerHostLimit(f.PerHost) {
+	if h.heap != nil || h.len() == 0 || h.inflight >= hostOr(h.limit, f.PerHost) {
 		return
 	}
 	f.waiting.push(h)
+}
+
+// LimitHosts sets the function that gives a host's limit of entries out
+// at once in place of PerHost; see [HostLimiter]. Hosts met already take
+// theirs at once. Cost: O(h log h) for h hosts met.
+func (f *FIFO) LimitHosts(limit func(host string) int) {
+	f.limit = limit
+	for _, h := range f.hosts {
+		h.limit = hostLimit(limit, h.name)
+		if h.heap != nil && h.inflight >= hostOr(h.limit, f.PerHost) {
+			h.heap.remove(h)
+		}
+		f.schedule(h)
+	}
 }

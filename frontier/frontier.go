@@ -18,6 +18,24 @@ func PerHostLimit(n int) int {
 	return n
 }
 
+// hostLimit returns the limit of entries of host out at once that limit
+// (from [HostLimiter.LimitHosts]) gives, or 0 for the frontier's PerHost.
+func hostLimit(limit func(host string) int, host string) int {
+	if limit == nil {
+		return 0
+	}
+	return max(limit(host), 0)
+}
+
+// hostOr returns a host's limit of entries out at once: limit, from
+// hostLimit, or, if 0, the frontier's perHost as PerHostLimit reads it.
+func hostOr(limit, perHost int) int {
+	if limit > 0 {
+		return limit
+	}
+	return PerHostLimit(perHost)
+}
+
 // Entry is one URL waiting to be fetched. The crawler fills every field but
 // Importance before [Frontier.Push]; a frontier hands entries back unchanged
 // except for Importance.
@@ -101,6 +119,23 @@ type Expediter interface {
 	// (after those expedited before it), as soon as its host's politeness
 	// allows.
 	Expedite(e Entry)
+}
+
+// HostLimiter is a Frontier whose limit of entries of one host handed out
+// at once can differ by host: the crawler gives it the per_host of the
+// sites a crawl's rules set (package sites).
+type HostLimiter interface {
+	// LimitHosts sets limit, which gives a host's limit; a result of 0 or
+	// less means the frontier's PerHost. The frontier calls limit once per
+	// host, when it meets the host, and keeps the result, so that Next
+	// costs what it did. LimitHosts calls it at once for the hosts met
+	// already (those a durable frontier restored from disk included),
+	// which take the new limit then: a host with more entries out than
+	// its new limit keeps them, and gets no more until it is below it.
+	// Call it before the first Push, or at least between the crawler's
+	// steps. A nil limit gives every host the frontier's PerHost. limit is
+	// called on the goroutine that calls the frontier, and must be quick.
+	LimitHosts(limit func(host string) int)
 }
 
 // Recorder is a Keeper that also keeps records by name and id, each

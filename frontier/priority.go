@@ -40,6 +40,7 @@ type Priority struct {
 	// home page, which scores 1.
 	URLScore func(url string) float64
 
+	limit     func(host string) int // see LimitHosts; nil: PerHost for every host
 	hosts     map[string]*priorityHost
 	ready     priorityHosts // dispatchable now, by their best entry
 	waiting   priorityHosts // dispatchable once readyAt has passed
@@ -64,6 +65,7 @@ type priorityHost struct {
 	name     string
 	queue    priorityQueue
 	inflight int
+	limit    int // entries out at once, from Priority.limit; 0: Priority.PerHost
 	readyAt  time.Time
 	heap     *priorityHosts // the heap the host is in, or nil
 	index    int            // its index there
@@ -163,7 +165,7 @@ func (f *Priority) add(p *priorityEntry) {
 	}
 	h := f.hosts[p.e.Host]
 	if h == nil {
-		h = &priorityHost{name: p.e.Host, index: -1}
+		h = &priorityHost{name: p.e.Host, limit: hostLimit(f.limit, p.e.Host), index: -1}
 		f.hosts[p.e.Host] = h
 	}
 	p.host = h
@@ -236,8 +238,22 @@ func (f *Priority) Done(e Entry, r Result) {
 // entries and a free slot waits for its ready time (Next moves it to the
 // ready hosts once that passed); others sit in no heap.
 func (f *Priority) schedule(h *priorityHost) {
-	if h.heap == nil && h.queue.Len() > 0 && h.inflight < PerHostLimit(f.PerHost) {
+	if h.heap == nil && h.queue.Len() > 0 && h.inflight < hostOr(h.limit, f.PerHost) {
 		heap.Push(&f.waiting, h)
+	}
+}
+
+// LimitHosts sets the function that gives a host's limit of entries out
+// at once in place of PerHost; see [HostLimiter]. Hosts met already take
+// theirs at once. Cost: O(h log h) for h hosts met.
+func (f *Priority) LimitHosts(limit func(host string) int) {
+	f.limit = limit
+	for _, h := range f.hosts {
+		h.limit = hostLimit(limit, h.name)
+		if h.heap != nil && h.inflight >= hostOr(h.limit, f.PerHost) {
+			heap.Remove(h.heap, h.index)
+		}
+		f.schedule(h)
 	}
 }
 

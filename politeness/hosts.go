@@ -92,7 +92,8 @@ type Hosts struct {
 	pacing Pacing
 
 	mu    sync.Mutex
-	hosts map[string]*hostEntry // nil until the first host
+	hosts map[string]*hostEntry                   // nil until the first host
+	delay func(host string) (time.Duration, bool) // see DelayHosts; nil: Pacing.Delay for every host
 }
 
 // hostEntry is one host's pacing state and accounting. Its HostStats are
@@ -101,7 +102,8 @@ type Hosts struct {
 // (Delay, Failures, Retired), are not kept twice.
 type hostEntry struct {
 	pace                                    HostPace
-	retired                                 error // the error of the host's pages once it is retired
+	delay                                   time.Duration // the host's Pacing.Delay, from Hosts.delay; 0: the table's
+	retired                                 error         // the error of the host's pages once it is retired
 	requests, robotsRequests, bytes, errors int64
 	fetchTime                               time.Duration
 	inFlight                                int
@@ -145,10 +147,58 @@ func (t *Hosts) entry(host string) *hostEntry {
 		if t.hosts == nil {
 			t.hosts = map[string]*hostEntry{}
 		}
-		h = new(hostEntry)
+		h = &hostEntry{delay: t.hostDelay(host)}
 		t.hosts[host] = h
 	}
 	return h
+}
+
+// DelayHosts sets delay, which gives a host's own least gap between
+// requests in place of Pacing.Delay, when ok. The host then waits after a
+// request that did not fail
+//
+//	max(d, min(Crawl-delay, MaxCrawlDelay), min(DelayFactor × response time, MaxAdaptiveDelay))
+//
+// so that a robots.txt Crawl-delay above d still holds; a d of 0 (or
+// less) is no gap of its own, the other two terms still holding. Backoff
+// after a failure is as for every host. The table calls delay once per
+// host, when it first meets it, and keeps the result; DelayHosts calls it
+// at once for the hosts met already, whose next request is paced by it
+// (the wait their last request set stands). A nil delay gives every host
+// Pacing.Delay. delay is called with the table's lock held: it must be
+// quick, and must not call t.
+func (t *Hosts) DelayHosts(delay func(host string) (d time.Duration, ok bool)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.delay = delay
+	for name, h := range t.hosts {
+		h.delay = t.hostDelay(name)
+	}
+}
+
+// hostDelay returns the Pacing.Delay of host that t.delay gives: 0 for
+// the table's, or the host's own, which is negative (none) for 0.
+func (t *Hosts) hostDelay(host string) time.Duration {
+	if t.delay == nil {
+		return 0
+	}
+	d, ok := t.delay(host)
+	switch {
+	case !ok:
+		return 0
+	case d <= 0:
+		return -1
+	}
+	return d
+}
+
+// pacingOf returns the Pacing of h: the table's, with h's own delay.
+func (t *Hosts) pacingOf(h *hostEntry) Pacing {
+	p := t.pacing
+	if h.delay != 0 {
+		p.Delay = h.delay
+	}
+	return p
 }
 
 // Begin counts a URL of host (host[:port], as in canonical URLs) in
@@ -201,7 +251,10 @@ func retiredError(host, reason string) error {
 // error its pages get from now on: it wraps ErrHostRetired and cause (the
 // request's error, if any), and says why ("name not found, N answers in a
 // row", "N failures in a row, the last: ..."); later calls return nil
-// for it.
+// for it. A cause that is, or wraps, an error with a method RetiresHost()
+// bool that returns true retires the host at once, whatever
+// Pacing.MaxFailures: justRetired then reads "crawler: host retired:
+// <host>: <cause>", and HostStats.Retired is cause's text.
 func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o Outcome, cause error) (next time.Time, justRetired error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -222,8 +275,14 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 			h.lastError = fmt.Sprintf("status %d", o.Status)
 		}
 	}
-	next = t.pacing.Next(p, now, o)
+	pacing := t.pacingOf(h)
+	next = pacing.Next(p, now, o)
 	h.next = next
+	if h.retired == nil && retiresHost(cause) {
+		p.Retired = cause.Error()
+		h.retired = fmt.Errorf("%w: %s: %w", ErrHostRetired, host, cause)
+		return next, h.retired
+	}
 	if p.Retired != "" && h.retired == nil {
 		if dnsErr, ok := errors.AsType[*net.DNSError](cause); ok && p.NotFound > 0 {
 			h.retired = fmt.Errorf("%w: %s: name not found, %d answers in a row: %w", ErrHostRetired, host, p.NotFound, dnsErr)
@@ -235,6 +294,20 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 		return next, h.retired
 	}
 	return next, nil
+}
+
+// hostRetirer is an error that may retire its host at once: see
+// Hosts.Record.
+type hostRetirer interface {
+	error
+	RetiresHost() bool
+}
+
+// retiresHost reports whether err retires its host at once: the first
+// error in its tree that has a RetiresHost method says so.
+func retiresHost(err error) bool {
+	r, ok := errors.AsType[hostRetirer](err)
+	return ok && r.RetiresHost()
 }
 
 // Summary counts the hosts that Snapshot returns by their state at now,

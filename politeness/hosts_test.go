@@ -219,3 +219,145 @@ func TestHostsConcurrent(t *testing.T) {
 		t.Errorf("requests %d, robots.txt %d, bytes %d, errors %d; want %d in all, %d bytes, %d errors, %d robots.txt", requests, robots, bytes, errs, total, total, total/2, total/10)
 	}
 }
+
+// A host's own delay, from DelayHosts, replaces Pacing.Delay in the
+// wait after a request that did not fail: a robots.txt Crawl-delay or an
+// adaptive delay above it still holds, an own delay of 0 is no gap of its
+// own, and backoff is unchanged. Time is passed in: no clock is read.
+func TestHostsDelayHosts(t *testing.T) {
+	p := Pacing{Delay: time.Second, MaxCrawlDelay: 10 * time.Second, DelayFactor: 5, MaxAdaptiveDelay: 30 * time.Second, Backoff: time.Minute}
+	own := map[string]time.Duration{"slow.test": 3 * time.Second, "free.test": 0, "negative.test": -time.Second}
+	var (
+		fast       = Outcome{Status: 200, Duration: time.Millisecond}
+		crawlDelay = Outcome{Status: 200, Duration: time.Millisecond, CrawlDelay: 5 * time.Second}
+		lowCD      = Outcome{Status: 200, Duration: time.Millisecond, CrawlDelay: 2 * time.Second}
+		adaptive   = Outcome{Status: 200, Duration: time.Second} // 5 s
+		failed     = Outcome{Status: 503, Duration: time.Millisecond}
+	)
+	for _, tc := range []struct {
+		host string
+		o    Outcome
+		want time.Duration
+	}{
+		{"slow.test", fast, 3 * time.Second},
+		{"slow.test", crawlDelay, 5 * time.Second},
+		{"slow.test", lowCD, 3 * time.Second},
+		{"slow.test", adaptive, 5 * time.Second},
+		{"slow.test", failed, time.Minute},
+		{"free.test", fast, 5 * time.Millisecond}, // the adaptive delay alone
+		{"free.test", lowCD, 2 * time.Second},
+		{"free.test", adaptive, 5 * time.Second},
+		{"free.test", failed, time.Minute},
+		{"negative.test", fast, 5 * time.Millisecond},
+		{"other.test", fast, time.Second}, // none of its own: Pacing.Delay
+		{"other.test", lowCD, 2 * time.Second},
+	} {
+		h := NewHosts(p)
+		h.DelayHosts(func(host string) (time.Duration, bool) { d, ok := own[host]; return d, ok })
+		next, retired := h.Record(tc.host, false, 0, t0, tc.o, nil)
+		if got := next.Sub(t0); got != tc.want || retired != nil {
+			t.Errorf("%s after %+v: wait %v (retired: %v), want %v", tc.host, tc.o, got, retired, tc.want)
+		}
+	}
+}
+
+// DelayHosts asks once per host, and the hosts met before it take their
+// delay at once; a nil delay gives every host Pacing.Delay again.
+func TestHostsDelayHostsOncePerHost(t *testing.T) {
+	h := NewHosts(Pacing{Delay: time.Second, DelayFactor: -1})
+	wait := func(host string) time.Duration {
+		t.Helper()
+		next, _ := h.Record(host, false, 0, t0, Outcome{Status: 200}, nil)
+		return next.Sub(t0)
+	}
+	if w := wait("early.test"); w != time.Second {
+		t.Fatalf("early.test before DelayHosts: wait %v, want 1s", w)
+	}
+	asked := map[string]int{}
+	h.DelayHosts(func(host string) (time.Duration, bool) {
+		asked[host]++
+		return 4 * time.Second, host != "other.test"
+	})
+	for range 3 {
+		if err := h.Begin("late.test"); err != nil {
+			t.Fatal(err)
+		}
+		h.End("late.test")
+		if w := wait("late.test"); w != 4*time.Second {
+			t.Errorf("late.test: wait %v, want its own 4s", w)
+		}
+		if w := wait("early.test"); w != 4*time.Second {
+			t.Errorf("early.test, met before DelayHosts: wait %v, want its own 4s", w)
+		}
+		if w := wait("other.test"); w != time.Second {
+			t.Errorf("other.test, with no delay of its own: wait %v, want Pacing.Delay, 1s", w)
+		}
+	}
+	for host, n := range asked {
+		if n != 1 {
+			t.Errorf("delay asked %d times for %s, want once", n, host)
+		}
+	}
+	if len(asked) != 3 {
+		t.Errorf("delay asked for %v, want early.test, late.test and other.test", asked)
+	}
+	if s := h.Snapshot(); len(s) != 3 || s[0].Delay != 4*time.Second {
+		t.Errorf("Snapshot = %+v, want early.test's Delay 4s first", s)
+	}
+	h.DelayHosts(nil)
+	if w := wait("late.test"); w != time.Second {
+		t.Errorf("late.test after DelayHosts(nil): wait %v, want Pacing.Delay, 1s", w)
+	}
+}
+
+// retiringError is an error that says whether it retires its host.
+type retiringError struct{ retire bool }
+
+func (e *retiringError) Error() string     { return fmt.Sprintf("site rule (retire: %v)", e.retire) }
+func (e *retiringError) RetiresHost() bool { return e.retire }
+
+// A cause whose RetiresHost says so retires its host at the first Record,
+// whatever MaxFailures (here: never) and whether or not the request
+// failed; its pages then get the error, which wraps ErrHostRetired and
+// the cause, and the host counts as retired. One whose RetiresHost says
+// not is an ordinary error.
+func TestHostsRecordRetiresAtOnce(t *testing.T) {
+	for _, o := range []Outcome{{Status: 200}, {Status: 403}, {Status: 503}, {Err: errors.New("reset")}} {
+		h := NewHosts(Pacing{MaxFailures: -1})
+		if _, retired := h.Record("h.test", false, 0, t0, o, fmt.Errorf("fetch: %w", &retiringError{false})); retired != nil {
+			t.Fatalf("%+v: an error whose RetiresHost is false retired the host: %v", o, retired)
+		}
+		cause := fmt.Errorf("fetch: %w", &retiringError{true})
+		_, retired := h.Record("h.test", false, 0, t0, o, cause)
+		if retired == nil {
+			t.Fatalf("%+v: an error whose RetiresHost is true did not retire the host", o)
+		}
+		if want := "crawler: host retired: h.test: fetch: site rule (retire: true)"; retired.Error() != want {
+			t.Errorf("%+v: justRetired %q, want %q", o, retired, want)
+		}
+		if r, ok := errors.AsType[*retiringError](retired); !errors.Is(retired, ErrHostRetired) || !errors.Is(retired, cause) || !ok || !r.retire {
+			t.Errorf("%+v: %v does not wrap ErrHostRetired and the cause", o, retired)
+		}
+		if err := h.Begin("h.test"); err != retired {
+			t.Errorf("%+v: Begin = %v, want the error Record returned", o, err)
+		}
+		if _, again := h.Record("h.test", false, 0, t0, o, cause); again != nil {
+			t.Errorf("%+v: Record again: %v, want nil (retired already)", o, again)
+		}
+		if s := h.Summary(t0); s != (HostSummary{Retired: 1}) {
+			t.Errorf("%+v: Summary = %+v, want one host retired", o, s)
+		}
+		if s := h.Snapshot(); len(s) != 1 || s[0].Retired != cause.Error() {
+			t.Errorf("%+v: Snapshot = %+v, want Retired %q", o, s, cause)
+		}
+	}
+	// A host retired already (by hand) stays retired as it was.
+	h := NewHosts(Pacing{})
+	h.Retire("h.test", "by hand")
+	if _, retired := h.Record("h.test", false, 0, t0, Outcome{Status: 200}, &retiringError{true}); retired != nil {
+		t.Errorf("Record of a host retired by hand: %v, want nil", retired)
+	}
+	if err := h.Begin("h.test"); err == nil || !strings.HasSuffix(err.Error(), ": by hand") {
+		t.Errorf("Begin = %v, want the retirement by hand", err)
+	}
+}

@@ -80,7 +80,10 @@ type queuedAt struct {
 	seq  uint64
 }
 
-var _ frontier.Recorder = (*AOPIC)(nil)
+var (
+	_ frontier.Recorder    = (*AOPIC)(nil)
+	_ frontier.HostLimiter = (*AOPIC)(nil)
+)
 
 // Push adds e, written in the step in progress.
 func (f *AOPIC) Push(e frontier.Entry) {
@@ -124,6 +127,12 @@ func (f *AOPIC) Done(e frontier.Entry, r frontier.Result) {
 
 // Len reports the number of entries waiting. O(1).
 func (f *AOPIC) Len() int { return f.a.Len() }
+
+// LimitHosts sets the function that gives a host's limit of entries out
+// at once in place of the AOPIC's PerHost: see [frontier.AOPIC.LimitHosts].
+// The hosts met already, those restored from disk included, take theirs
+// at once; the limits are not stored.
+func (f *AOPIC) LimitHosts(limit func(host string) int) { f.a.LimitHosts(limit) }
 
 // Commit ends the crawler's step; see [Store.Commit].
 func (f *AOPIC) Commit() error { return f.s.Commit() }

@@ -25,6 +25,7 @@ type Frontier Store
 
 var _ frontier.Frontier = (*Frontier)(nil)
 var _ frontier.Recorder = (*Frontier)(nil)
+var _ frontier.HostLimiter = (*Frontier)(nil)
 
 // Commit ends the crawler's step; see [Store.Commit].
 func (f *Frontier) Commit() error { return (*Store)(f).Commit() }
@@ -58,7 +59,7 @@ func (s *Store) host(name string) *hostQueue {
 	if h := s.hosts[name]; h != nil {
 		return h
 	}
-	h := &hostQueue{name: name, id: s.nextID, index: -1}
+	h := &hostQueue{name: name, id: s.nextID, limit: s.hostLimit(name), index: -1}
 	s.nextID++
 	s.hosts[name] = h
 	s.writeHost(h)
@@ -229,10 +230,39 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 
 // schedule puts h in the waiting heap if it has entries and a free slot.
 func (s *Store) schedule(h *hostQueue) {
-	if h.heap != nil || h.count == 0 || h.inflight >= s.perHost {
+	if h.heap != nil || h.count == 0 || h.inflight >= h.limit {
 		return
 	}
 	s.waiting.push(h)
+}
+
+// hostLimit returns the limit of entries of host out at once: the one
+// s.limit gives, or Options.PerHost's.
+func (s *Store) hostLimit(host string) int {
+	if s.limit != nil {
+		if n := s.limit(host); n > 0 {
+			return n
+		}
+	}
+	return s.perHost
+}
+
+// LimitHosts sets the function that gives a host's limit of entries out
+// at once in place of Options.PerHost; see [frontier.HostLimiter]. The
+// hosts met already, those Open restored from disk included, take theirs
+// at once: the limits are not stored, and a store opened again has
+// Options.PerHost for every host until LimitHosts is called. Cost: O(h
+// log h) for h hosts met.
+func (f *Frontier) LimitHosts(limit func(host string) int) {
+	s := (*Store)(f)
+	s.limit = limit
+	for _, h := range s.hosts {
+		h.limit = s.hostLimit(h.name)
+		if h.heap != nil && h.inflight >= h.limit {
+			h.heap.remove(h)
+		}
+		s.schedule(h)
+	}
 }
 
 // appendEntry appends e encoded to dst: a flags byte (the forms in which

@@ -176,6 +176,7 @@ type Store struct {
 	beforeCommit func() error                          // Options.BeforeCommit
 	onDone       func(frontier.Entry, frontier.Result) // Options.OnDone
 	perHost      int                                   // entries of a host out at once (frontier.PerHostLimit)
+	limit        func(host string) int                 // see Frontier.LimitHosts; nil: perHost for every host
 	checkpoint   int                                   // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error                                 // the first write error: the store takes no more
 
@@ -239,6 +240,7 @@ type hostQueue struct {
 	count    int      // entries waiting, head included
 	loaded   uint64   // the seq after which to load more
 	inflight int
+	limit    int // entries out at once: Store.hostLimit's
 	readyAt  time.Time
 	wait     time.Duration // the wait readyAt ends: from a Done to its Result.Next
 	heap     *hostHeap     // the heap it is in, or nil
@@ -375,6 +377,7 @@ func (s *Store) load() error {
 			return fmt.Errorf("host %q: a record of %d bytes", k[1:], len(v))
 		}
 		h := &hostQueue{name: string(k[1:]), id: binary.BigEndian.Uint32(v), index: -1}
+		h.limit = s.hostLimit(h.name)
 		if nanos := int64(binary.BigEndian.Uint64(v[4:])); nanos != 0 {
 			h.readyAt = time.Unix(0, nanos)
 		}

@@ -113,6 +113,45 @@ func TestReopen(t *testing.T) {
 	}
 }
 
+// The hosts a reopened store restored from disk take the limits of
+// LimitHosts, and the others Options.PerHost (the AOPIC's PerHost).
+func TestLimitHostsReopened(t *testing.T) {
+	t.Parallel()
+	for _, aopic := range []bool{false, true} {
+		fs := vfs.NewMem()
+		st, err := store.Open("crawl", store.Options{FS: fs, ExpectedURLs: 1000, PerHost: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := frontierOf(t, st, aopic, 2)
+		for i := range 12 {
+			f.Push(entry([]string{"wide.test", "other.test"}[i%2], i))
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		st = open(t, fs, store.Options{ExpectedURLs: 1000, PerHost: 2})
+		f = frontierOf(t, st, aopic, 2)
+		f.(frontier.HostLimiter).LimitHosts(func(host string) int {
+			if host == "wide.test" {
+				return 4
+			}
+			return 0
+		})
+		out := map[string]int{}
+		for e, ok, _ := f.Next(t0); ok; e, ok, _ = f.Next(t0) {
+			out[e.Host]++
+		}
+		if out["wide.test"] != 4 || out["other.test"] != 2 {
+			t.Errorf("aopic %v: out at once %v, want wide.test 4 (its limit), other.test 2 (PerHost)", aopic, out)
+		}
+	}
+}
+
 // A store written by another version, or held by another Store, is refused.
 func TestOpenRefuses(t *testing.T) {
 	t.Parallel()

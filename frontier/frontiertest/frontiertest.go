@@ -14,9 +14,11 @@
 // or waiting host never keeps a ready host's entries from being handed
 // out. The frontiers under test must allow one entry in flight per host.
 // The order among ready hosts is the frontier's own, and is not checked.
+// A [frontier.HostLimiter] must also give each host its own limit.
 package frontiertest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ func Run(t *testing.T, newFrontier func() frontier.Frontier) {
 	t.Run("OneInFlightPerHost", func(t *testing.T) { testOneInFlight(t, newFrontier()) })
 	t.Run("ReadyAt", func(t *testing.T) { testReadyAt(t, newFrontier()) })
 	t.Run("NoHeadOfLineBlocking", func(t *testing.T) { testNoHeadOfLineBlocking(t, newFrontier()) })
+	t.Run("LimitHosts", func(t *testing.T) { testLimitHosts(t, newFrontier()) })
 	t.Run("Random", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for range 50 {
@@ -183,4 +186,101 @@ func testNoHeadOfLineBlocking(t *testing.T, f frontier.Frontier) {
 	c.next()
 	c.next()
 	c.drain()
+}
+
+// testLimitHosts checks a HostLimiter: a host whose limit is 3 has 3
+// entries out at once, one met before LimitHosts too, and the others the
+// frontier's PerHost (1), those whose limit is 0 or negative too; a Done
+// frees one slot; and LimitHosts called again changes the limits of the
+// hosts met at once, a host out beyond its new limit getting no more.
+func testLimitHosts(t *testing.T, f frontier.Frontier) {
+	l, ok := f.(frontier.HostLimiter)
+	if !ok {
+		t.Skip("not a frontier.HostLimiter")
+	}
+	pushed := 0
+	push := func(host string, n int) {
+		for range n {
+			pushed++
+			f.Push(frontier.Entry{URL: fmt.Sprintf("http://%s/%d", host, pushed), FP: uint64(pushed), Host: host})
+		}
+	}
+	out := map[string][]frontier.Entry{} // handed out, not yet Done
+	handedOut := 0
+	next := func() (frontier.Entry, bool) {
+		e, ok, _ := f.Next(start)
+		if ok {
+			out[e.Host] = append(out[e.Host], e)
+			handedOut++
+		}
+		return e, ok
+	}
+	done := func(host string) {
+		f.Done(out[host][0], frontier.Result{})
+		out[host] = out[host][1:]
+	}
+
+	push("early.test", 4) // met before LimitHosts
+	l.LimitHosts(func(host string) int {
+		switch host {
+		case "wide.test", "early.test":
+			return 3
+		case "negative.test":
+			return -2
+		}
+		return 0
+	})
+	push("wide.test", 5)
+	push("narrow.test", 3)
+	push("negative.test", 2)
+	for _, ok := next(); ok; _, ok = next() {
+	}
+	for host, want := range map[string]int{"early.test": 3, "wide.test": 3, "narrow.test": 1, "negative.test": 1} {
+		if n := len(out[host]); n != want {
+			t.Errorf("%s: %d entries out at once, want %d", host, n, want)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	done("wide.test")
+	if e, ok := next(); !ok || e.Host != "wide.test" {
+		t.Fatalf("Next after a Done of wide.test (limit 3) = %q %v, want an entry of wide.test", e.Host, ok)
+	}
+	if e, ok := next(); ok {
+		t.Fatalf("Next handed out %s with every host at its limit", e.URL)
+	}
+
+	// Called again: narrow.test may have 2 out; wide.test, 3 out, 1.
+	l.LimitHosts(func(host string) int {
+		if host == "narrow.test" {
+			return 2
+		}
+		return 0
+	})
+	if e, ok := next(); !ok || e.Host != "narrow.test" {
+		t.Fatalf("Next after narrow.test's limit rose to 2 = %q %v, want an entry of narrow.test", e.Host, ok)
+	}
+	done("wide.test")
+	if e, ok := next(); ok {
+		t.Fatalf("Next handed out %s with wide.test 2 out, over its new limit 1, and the others at theirs", e.URL)
+	}
+
+	// Every entry is handed out once in the end.
+	for host := range out {
+		for len(out[host]) > 0 {
+			done(host)
+		}
+	}
+	for range pushed {
+		e, ok := next()
+		if !ok {
+			break
+		}
+		done(e.Host)
+	}
+	if n := f.Len(); n != 0 || handedOut != pushed {
+		t.Fatalf("after draining: Len = %d, %d of %d entries handed out", n, handedOut, pushed)
+	}
 }

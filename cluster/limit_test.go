@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"crawler/frontier"
+	"crawler/internal/natstest"
+	"crawler/store"
+)
+
+// A node gives LimitHosts to its local frontier: a host limited to 3 has
+// 3 entries out at once, the others the store's PerHost, 1.
+func TestLimitHosts(t *testing.T) {
+	t.Parallel()
+	s := natstest.Start(t, t.TempDir(), -1)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	st, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, err := Join(t.Context(), Config{Conn: nc, Node: "a"}, st.Frontier())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	// The node takes the partitions' (empty) handovers in the background;
+	// a partition is active once Receive has seen its handover.
+	allActive := func() bool {
+		for p := range n.roles {
+			if n.roles[p].Load() != active {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.After(time.Minute)
+	for n.Receive(); !allActive(); n.Receive() {
+		select {
+		case <-n.Ready(): // a batch, or a tick
+		case <-deadline:
+			t.Fatal("not every partition active after a minute")
+		}
+	}
+
+	n.LimitHosts(func(host string) int {
+		if host == "wide.test" {
+			return 3
+		}
+		return 0
+	})
+	for i := range 10 {
+		host := []string{"wide.test", "other.test"}[i%2]
+		n.Push(frontier.Entry{URL: fmt.Sprintf("http://%s/%d", host, i), FP: uint64(i + 1), Host: host})
+	}
+	out := map[string]int{}
+	for e, ok, _ := n.Next(time.Now()); ok; e, ok, _ = n.Next(time.Now()) {
+		out[e.Host]++
+	}
+	if out["wide.test"] != 3 || out["other.test"] != 1 {
+		t.Errorf("out at once %v, want wide.test 3, other.test 1", out)
+	}
+}
