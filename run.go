@@ -163,6 +163,10 @@ func (r *runState) applySites() {
 		env.Robots = r.robots
 	}
 	r.send, r.canon = p.Fetcher(r.fetcher, env), p.Canonicalizer(r.canon)
+	r.hostTab.DelayHosts(p.Rules.HostDelay)
+	if l, ok := r.frontier.(frontier.HostLimiter); ok {
+		l.LimitHosts(p.Rules.HostLimit)
+	}
 }
 
 // lend gives r the Crawler's fetcher, frontier, seen-set, robots.txt

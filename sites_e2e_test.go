@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"crawler/cookies"
 	"crawler/crawlertest"
@@ -305,5 +307,96 @@ func TestScriptedLogin(t *testing.T) {
 	}
 	if ok, _ := s.Logins(); ok != 1 || scripted != 1 || len(s.MemberFetches()) != s.Pages() {
 		t.Errorf("%d logins, script ran %d times, %d members' pages; want 1, 1, %d", ok, scripted, len(s.MemberFetches()), s.Pages())
+	}
+}
+
+// pacedServer serves n pages linked from / (each after a pause), and
+// records by its own clock when each request started and ended, and the
+// most in flight at once.
+type pacedServer struct {
+	*httptest.Server
+	mu          sync.Mutex
+	starts      []time.Time
+	ends        []time.Time
+	inflight    int
+	maxInflight int
+}
+
+func newPacedServer(t *testing.T, n int, pause time.Duration, robots string) *pacedServer {
+	ps := &pacedServer{}
+	ps.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, robots)
+			return
+		}
+		ps.mu.Lock()
+		ps.starts = append(ps.starts, time.Now())
+		ps.inflight++
+		ps.maxInflight = max(ps.maxInflight, ps.inflight)
+		ps.mu.Unlock()
+		time.Sleep(pause)
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			for i := range n {
+				fmt.Fprintf(w, `<a href="/p%d">p</a>`, i)
+			}
+		}
+		ps.mu.Lock()
+		ps.inflight--
+		ps.ends = append(ps.ends, time.Now())
+		ps.mu.Unlock()
+	}))
+	t.Cleanup(ps.Close)
+	return ps
+}
+
+// minGap returns the shortest time from the end of a request to the start
+// of the next, with one in flight at a time.
+func (ps *pacedServer) minGap() time.Duration {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	gap := time.Duration(math.MaxInt64)
+	for i := 1; i < len(ps.starts) && i <= len(ps.ends); i++ {
+		gap = min(gap, ps.starts[i].Sub(ps.ends[i-1]))
+	}
+	return gap
+}
+
+// Per-site pacing by the servers' clocks: a slow site's delay and one
+// request at a time, a fast site's three in flight, and a robots.txt
+// Crawl-delay above a site's delay that still holds.
+func TestSitePacing(t *testing.T) {
+	t.Parallel()
+	const pages = 6
+	slow := newPacedServer(t, pages, 0, "")
+	wide := newPacedServer(t, pages, 50*time.Millisecond, "")
+	crawlDelay := newPacedServer(t, 3, 0, "User-agent: *\nCrawl-delay: 1\n")
+	host := func(s *pacedServer) string { return strings.TrimPrefix(s.URL, "http://") }
+	rules := loadSites(t, fmt.Sprintf(`
+[[site]]
+match = "%s"
+delay = "150ms"
+per_host = 1
+[[site]]
+match = "%s"
+per_host = 3
+[[site]]
+match = "%s"
+delay = "100ms"
+`, host(slow), host(wide), host(crawlDelay)), nil)
+	c := fast(nil)
+	c.Workers = 8
+	c.Sites = &sites.Policy{Rules: rules}
+	if err := c.Run(context.Background(), slow.URL+"/", wide.URL+"/", crawlDelay.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if gap := slow.minGap(); slow.maxInflight != 1 || gap < 150*time.Millisecond {
+		t.Errorf("slow site: %d in flight at most, shortest gap %v; want 1 and 150ms or more", slow.maxInflight, gap)
+	}
+	if wide.maxInflight != 3 {
+		t.Errorf("wide site: %d in flight at most; want 3", wide.maxInflight)
+	}
+	if gap := crawlDelay.minGap(); gap < time.Second {
+		t.Errorf("Crawl-delay site: shortest gap %v; want the Crawl-delay, 1s, over the rule's 100ms", gap)
 	}
 }
