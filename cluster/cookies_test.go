@@ -190,7 +190,12 @@ type cookieNode struct {
 // last of a node killed): nc is closed, and the node's heartbeat and
 // leases left to expire, as a killed process leaves them.
 func runCookies(ctx context.Context, t *testing.T, s *server.Server, w *sessionWeb, name string, killed bool) (*cookieNode, error) {
-	st, err := store.Open(t.TempDir(), store.Options{})
+	return runCookiesIn(ctx, t, s, w, name, t.TempDir(), killed)
+}
+
+// runCookiesIn is runCookies with the node's state in dir.
+func runCookiesIn(ctx context.Context, t *testing.T, s *server.Server, w *sessionWeb, name, dir string, killed bool) (*cookieNode, error) {
+	st, err := store.Open(dir, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -334,5 +339,39 @@ func TestCookiesMoveOnKill(t *testing.T) {
 	both := w.check(t, 1)
 	if len(both) == 0 {
 		t.Fatalf("no host was crawled by both nodes: the test tests nothing (hosts of a: %v)", ofA)
+	}
+}
+
+// A node restarted from its state takes its hosts' cookies back from
+// NATS with its partitions (its jar starts empty, and its state keeps no
+// cookies): the crawl it resumes starts no second session.
+func TestCookiesSurviveRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a node's crawl, stopped and resumed: about 8 s")
+	}
+	t.Parallel()
+	s := startNATS(t)
+	w := newSessionWeb(t, 4, 20)
+	dir := t.TempDir()
+	started := w.requested("a", 3, w.hosts)
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	go func() {
+		select {
+		case <-started:
+		case <-ctx.Done():
+		}
+		stop()
+	}()
+	if _, err := runCookiesIn(ctx, t, s, w, "a", dir, false); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first run: %v", err)
+	}
+	nd, err := runCookiesIn(t.Context(), t, s, w, "a", dir, false)
+	if err != nil {
+		t.Fatalf("the run resumed: %v", err)
+	}
+	w.check(t, 1) // a response in flight as the first run stopped set a visits never kept
+	if got := nd.jar.Len(); got != 2*len(w.hosts) {
+		t.Errorf("the resumed node's jar holds %d cookies, want %d: a sid and a visits a host", got, 2*len(w.hosts))
 	}
 }
