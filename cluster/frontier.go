@@ -86,6 +86,7 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 	p := PartitionOf(e.Host)
 	n.inflight--
 	n.partOut[p]--
+	n.cookieDone(p, e.Host)
 	if r.Requested {
 		n.requests.Add(1)
 	}
@@ -269,7 +270,9 @@ func subjectPartition(subject string) (int, bool) {
 // activate makes the partitions taken active, unless given up since.
 func (n *Node) activate(taken []int) {
 	for _, p := range taken {
-		n.roles[p].CompareAndSwap(taking, active)
+		if n.roles[p].CompareAndSwap(taking, active) {
+			n.activateCookies(p)
+		}
 	}
 }
 
@@ -313,7 +316,7 @@ func (n *Node) Commit() error {
 	if n.err != nil {
 		return n.err
 	}
-	if n.outLinks > 0 || len(n.sealed) > 0 {
+	if n.hasOut() {
 		if time.Since(n.pending) < syncEvery && n.outLinks < maxPending {
 			return nil
 		}
@@ -358,7 +361,8 @@ func (n *Node) Kept(name string) []byte {
 // records: the crawler keeps its trap rules' counts so (the URLs each
 // host queued, the values each query parameter took), which then survive
 // the node's restart. Like Keep's values, they are the node's: a
-// partition that moves leaves them behind.
+// partition that moves leaves them behind (its hosts' cookies go with it:
+// see HoldCookies).
 func (n *Node) Record(name string, id uint64, value []byte) {
 	if n.recorder != nil {
 		n.recorder.Record(name, id, value)
@@ -386,7 +390,7 @@ func (n *Node) fail(err error) {
 // them, then flushes the local frontier, then acknowledges the batches
 // received.
 func (n *Node) sync() error {
-	if n.outLinks > 0 || len(n.sealed) > 0 {
+	if n.hasOut() {
 		if err := n.publish(); err != nil {
 			return err
 		}
@@ -407,19 +411,26 @@ func (n *Node) sync() error {
 	return nil
 }
 
-// publish sends the batch of every partition, each once (a retry keeps
-// its message ID, which the stream deduplicates), and waits until the
-// stream has them all.
+// hasOut reports whether batches or cookies wait to be published.
+func (n *Node) hasOut() bool { return n.outLinks > 0 || len(n.sealed) > 0 || len(n.jar.dirty) > 0 }
+
+// publish sends the batch of every partition, and the cookies of the
+// hosts marked, each once (a retry keeps its message ID, which the stream
+// deduplicates), and waits until the streams have them all.
 func (n *Node) publish() error {
 	type batch struct {
 		subject string
 		data    []byte
 		id      string
+		cookies *cookieWrite // a host's cookies, to the key's revision expect
+		expect  uint64
 	}
 	var todo []batch
+	links := 0
 	add := func(subject string, data []byte) {
 		n.seq++
-		todo = append(todo, batch{subject, data, n.boot + "." + strconv.FormatUint(n.seq, 10)})
+		todo = append(todo, batch{subject: subject, data: data, id: n.boot + "." + strconv.FormatUint(n.seq, 10)})
+		links++
 	}
 	for _, b := range n.sealed {
 		if b.handoff {
@@ -433,40 +444,59 @@ func (n *Node) publish() error {
 			add(n.subject+strconv.Itoa(p), n.out[p])
 		}
 	}
+	n.cookieBatches(func(subject string, data []byte, expect uint64, w *cookieWrite) {
+		n.seq++
+		todo = append(todo, batch{subject, data, n.boot + "." + strconv.FormatUint(n.seq, 10), w, expect})
+	})
+	var conflicts []batch // cookies whose key another node wrote
 	err := n.retry("publish", func(ctx context.Context) error {
-		futures := make([]jetstream.PubAckFuture, 0, len(todo))
+		type sent struct {
+			batch
+			f jetstream.PubAckFuture
+		}
+		futures := make([]sent, 0, len(todo))
 		var errs []error
+		var left []batch
 		for _, b := range todo {
-			f, err := n.js.PublishAsync(b.subject, b.data, jetstream.WithMsgID(b.id))
+			opts := []jetstream.PublishOpt{jetstream.WithMsgID(b.id)}
+			if b.cookies != nil {
+				opts = append(opts, jetstream.WithExpectLastSequencePerSubject(b.expect))
+			}
+			f, err := n.js.PublishAsync(b.subject, b.data, opts...)
 			if err != nil {
 				errs = append(errs, err)
+				left = append(left, b)
 				continue
 			}
-			futures = append(futures, f)
+			futures = append(futures, sent{b, f})
 		}
-		var left []batch
-		for i, f := range futures {
+		for _, s := range futures {
 			select {
-			case <-f.Ok():
-			case err := <-f.Err():
+			case ack := <-s.f.Ok():
+				if s.cookies != nil {
+					n.wrote(s.cookies, ack.Sequence)
+				}
+			case err := <-s.f.Err():
+				if s.cookies != nil && isWrongLastSeq(err) {
+					conflicts = append(conflicts, s.batch)
+					continue
+				}
 				errs = append(errs, err)
-				left = append(left, todo[i])
+				left = append(left, s.batch)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		if len(errs) > 0 {
-			if len(left) > 0 {
-				todo = left
-			}
-			return errors.Join(errs...)
-		}
-		return nil
+		todo = left
+		return errors.Join(errs...)
 	})
 	if err != nil {
 		return err
 	}
-	n.sent.Add(int64(len(todo)))
+	for _, b := range conflicts {
+		n.rewrite(b.subject, b.data, b.cookies)
+	}
+	n.sent.Add(int64(links))
 	clear(n.sealed)
 	n.sealed = n.sealed[:0]
 	for p := range n.out {
@@ -527,10 +557,12 @@ func (n *Node) takeDrains() {
 			return
 		}
 		seal()
+		n.handCookies(p) // written with p's last batches, before its lease is released
 		if err := n.sync(); err != nil {
 			n.fail(err)
 			return
 		}
+		n.dropCookies(p)
 		n.mu.Lock()
 		delete(n.drains, p)
 		n.mu.Unlock()
@@ -645,4 +677,12 @@ func (n *Node) reserve() bool {
 	}
 	n.allowance += got
 	return true
+}
+
+// isWrongLastSeq reports whether err is a publish refused for a subject
+// whose last sequence was not the one expected.
+func isWrongLastSeq(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }

@@ -85,8 +85,13 @@ type Config struct {
 // subject and one consumer per partition; the crawl is finished when no
 // node has work and no batch is in flight.
 //
+// It is a cookies.Holder: the cookies of the crawler's jar are kept in
+// NATS with the hosts' partitions, and move with them (see the package
+// doc).
+//
 // The crawler calls Push, Next, Done, Len, Forward, Receive, Finished,
-// Commit and Flush from its one goroutine, as it does a frontier's;
+// Commit, Flush and HoldCookies from its one goroutine, as it does a
+// frontier's;
 // Members, Stats and Close may be called from any.
 type Node struct {
 	cfg      Config
@@ -99,13 +104,14 @@ type Node struct {
 	tick     time.Duration
 	boot     string // this process's nonce, in its heartbeat
 
-	js      jetstream.JetStream
-	stream  jetstream.Stream
-	roster  roster             // the members bucket: node name -> status (TTL: Lease); and the reports bucket
-	leases  jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
-	state   jetstream.KeyValue // version, spent budget (no TTL)
-	subject string             // prefix of the partitions' subjects
-	handoff string             // and of their handover subjects
+	js           jetstream.JetStream
+	stream       jetstream.Stream
+	roster       roster             // the members bucket: node name -> status (TTL: Lease); and the reports bucket
+	leases       jetstream.KeyValue // "p<N>" -> node name (TTL: Lease)
+	state        jetstream.KeyValue // version, spent budget (no TTL)
+	cookieBucket bucket             // the cookies of each host (see cookieKey) (no TTL)
+	subject      string             // prefix of the partitions' subjects
+	handoff      string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
 	out        [Partitions][]byte       // links to send, per partition
@@ -125,22 +131,24 @@ type Node struct {
 	prunedAt   time.Time                // when queuedSeqs was last pruned
 	waiting    [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
 	err        error                    // the first error on the crawler's goroutine
+	jar        jarState                 // the cookies of the hosts of the partitions held here
 
 	// Shared with the background goroutines.
-	roles    [Partitions]atomic.Int32 // role of each partition here
-	mu       sync.Mutex
-	incoming []jetstream.Msg  // batches received, not yet taken by Receive
-	taken    []int            // partitions taken, their handovers in incoming: Receive makes them active
-	drains   map[int]chan int // partitions to give up: the crawler's goroutine answers when done
-	ready    chan struct{}
-	finished atomic.Bool
-	sent     atomic.Int64 // batches published
-	acked    atomic.Int64 // batches received and acked
-	linksOut atomic.Int64 // links forwarded
-	requests atomic.Int64 // page requests
-	reportMu sync.Mutex
-	idle     bool // as last reported
-	gone     bool // the last report is published: Close
+	roles        [Partitions]atomic.Int32 // role of each partition here
+	mu           sync.Mutex
+	incoming     []jetstream.Msg    // batches received, not yet taken by Receive
+	taken        []int              // partitions taken, their handovers in incoming: Receive makes them active
+	drains       map[int]chan int   // partitions to give up: the crawler's goroutine answers when done
+	takenCookies map[int][]keptHost // the cookies of the hosts of partitions taken, read with them, until active
+	ready        chan struct{}
+	finished     atomic.Bool
+	sent         atomic.Int64 // batches published
+	acked        atomic.Int64 // batches received and acked
+	linksOut     atomic.Int64 // links forwarded
+	requests     atomic.Int64 // page requests
+	reportMu     sync.Mutex
+	idle         bool // as last reported
+	gone         bool // the last report is published: Close
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -387,6 +395,13 @@ func (n *Node) setUp(ctx context.Context) error {
 		return err
 	}
 	if n.state, err = kv("crawl_"+name, 0); err != nil {
+		return err
+	}
+	cookieKV, err := kv(cookiesBucket(name), 0)
+	if err != nil {
+		return err
+	}
+	if n.cookieBucket, err = openBucket(ctx, n.js, cookiesBucket(name), cookieKV); err != nil {
 		return err
 	}
 	if _, err := n.state.Create(ctx, "version", []byte(version)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
@@ -931,36 +946,54 @@ func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
 // handoffKey names the consumer of p's handover subject.
 func handoffKey(p int) string { return "h" + strconv.Itoa(p) }
 
-// take takes the lease of p if it is free, this node's own (left by this
+// lock takes the lease of p if it is free, this node's own (left by this
 // node before a restart or a lapse of its heartbeat), or held by a node
-// not among live (whose heartbeat expired), and starts its consumer. A
-// lease has no expiry of its own: it lives as long as its holder's
-// heartbeat, so that a node renews one key a tick, not one per partition.
-// It returns the lease taken, which the caller records as held; nil if a
-// live node holds it; or an error if a request failed, and the lease may
-// name this node then.
-func (n *Node) take(ctx context.Context, p int, live []string) (*lease, error) {
+// not among live (whose heartbeat expired). A lease has no expiry of its
+// own: it lives as long as its holder's heartbeat, so that a node renews
+// one key a tick, not one per partition. It returns the revision of the
+// lease taken; ok is false if a live node holds it, or for an error, and
+// the lease may name this node then.
+func (n *Node) lock(ctx context.Context, p int, live []string) (rev uint64, ok bool, err error) {
 	key := leaseKey(p)
-	rev, err := n.leases.Create(ctx, key, []byte(n.cfg.Node))
+	rev, err = n.leases.Create(ctx, key, []byte(n.cfg.Node))
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		e, gerr := n.leases.Get(ctx, key)
 		if gerr != nil {
 			n.roles[p].Store(awaiting)
-			return nil, gerr
+			return 0, false, gerr
 		}
 		if holder := string(e.Value()); holder != n.cfg.Node && n.isLive(ctx, holder, live) {
 			n.roles[p].Store(awaiting) // a live node holds it: wait for it to hand it over
-			return nil, nil
+			return 0, false, nil
 		}
 		rev, err = n.leases.Update(ctx, key, []byte(n.cfg.Node), e.Revision())
 	}
 	if err != nil {
 		n.roles[p].Store(awaiting)
-		return nil, err
+		return 0, false, err
+	}
+	return rev, true, nil
+}
+
+// start starts the partition p whose lease this node took at revision
+// rev: it reads the cookies of its hosts (if keyed: the bucket holds
+// some), and starts its consumer. It returns the lease, which the caller
+// records as held, or an error, and the lease stays this node's, and is
+// taken again.
+func (n *Node) start(ctx context.Context, p int, rev uint64, keyed bool) (*lease, error) {
+	// The cookies of its hosts, as its last holder wrote them before it
+	// released the lease, or last wrote them if it was killed.
+	var kept []keptHost
+	var err error
+	if keyed {
+		kept, err = n.readCookies(ctx, p)
+	}
+	if err != nil {
+		n.roles[p].Store(awaiting)
+		return nil, fmt.Errorf("cookies: %w", err)
 	}
 	l := &lease{rev: rev}
 	if err := n.consume(ctx, p, l); err != nil {
-		// The lease stays this node's, and is taken again.
 		n.roles[p].Store(awaiting)
 		return nil, fmt.Errorf("consumer: %w", err)
 	}
@@ -971,22 +1004,49 @@ func (n *Node) take(ctx context.Context, p int, live []string) (*lease, error) {
 	n.roles[p].Store(taking)
 	n.mu.Lock()
 	n.taken = append(n.taken, p)
+	if n.takenCookies == nil {
+		n.takenCookies = map[int][]keptHost{}
+	}
+	n.takenCookies[p] = kept
 	n.mu.Unlock()
 	n.signal()
 	n.log.Debug("cluster: partition taken", "partition", p)
 	return l, nil
 }
 
-// takeAll takes the partitions ps (see take), several at once, each
-// with its own timeout, and records those it took as held. It returns
-// those it failed to take for an error (NATS restarting, say).
+// takeAll takes the partitions ps whose leases it can take (see lock),
+// several at once, each with its own timeout, starts them (see start),
+// and records them as held. It returns those it failed to take for an
+// error (NATS restarting, say).
 func (n *Node) takeAll(ps []int, live []string) (failed []int) {
+	if len(ps) == 0 {
+		return nil
+	}
+	revs := make([]uint64, len(ps))
+	locked := make([]bool, len(ps))
 	leases := make([]*lease, len(ps))
 	errs := make([]error, len(ps))
 	parallel(len(ps), func(i int) {
 		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
 		defer cancel()
-		leases[i], errs[i] = n.take(ctx, ps[i], live)
+		revs[i], locked[i], errs[i] = n.lock(ctx, ps[i], live)
+	})
+	// Which partitions have hosts with cookies, read once their leases
+	// are this node's, after their last holders' last writes: one request
+	// for all. If it fails, start reads each partition's.
+	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+	keyed, err := n.keyedPartitions(ctx)
+	cancel()
+	if err != nil {
+		n.log.Warn("cluster: cookies bucket", "err", err)
+	}
+	parallel(len(ps), func(i int) {
+		if !locked[i] {
+			return
+		}
+		ctx, cancel := context.WithTimeout(n.ctx, n.cfg.Lease)
+		defer cancel()
+		leases[i], errs[i] = n.start(ctx, ps[i], revs[i], keyed == nil || keyed[ps[i]])
 	})
 	for i, l := range leases {
 		if l != nil {

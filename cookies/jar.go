@@ -480,6 +480,22 @@ func (j *Jar) Host(host string) []Entry {
 	return out
 }
 
+// Delete removes from the jar the cookies of the same name, domain and
+// path as entries (Domain compared in lower case, without a leading dot),
+// as a Set-Cookie that expires them would; entries the jar does not hold
+// are ignored. A crawl that gives hosts up to another process (a
+// cluster's partition moving, see [Jar.Host]) deletes their cookies so.
+func (j *Jar) Delete(entries []Entry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, e := range entries {
+		domain := strings.TrimPrefix(strings.ToLower(e.Domain), ".")
+		if c := j.sites[siteOf(domain)][key{domain, e.Path, e.Name}]; c != nil {
+			j.remove(c)
+		}
+	}
+}
+
 // Import stores entries, as exported by [Jar.Export] or read by
 // [ReadNetscape], in the order of their LastAccess (entries without one
 // count as used now), each replacing a cookie of the same name, domain

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"crawler/cookies"
+	"crawler/frontier"
 )
 
 // The behaviours a server sees (domain, path, expiry, Secure, public
@@ -313,5 +314,52 @@ func TestChanges(t *testing.T) {
 	j.SetCookies(u, []*http.Cookie{{Name: "a", MaxAge: -1}}) // deleted
 	if j.Changes() <= c1 || j.Len() != 0 {
 		t.Errorf("Changes %d after a deletion (was %d), Len %d", j.Changes(), c1, j.Len())
+	}
+}
+
+// Delete removes the cookies named by entries (by name, domain and path),
+// whatever their value, and no other: what a crawl that gives a host up
+// does with the entries Host gave.
+func TestDelete(t *testing.T) {
+	j := &cookies.Jar{}
+	setRaw(j, "http://www.a.test/x/y", "host=1", "dom=1; Domain=a.test; Path=/", "p=1; Path=/x")
+	setRaw(j, "http://b.test/", "b=1")
+	c := j.Changes()
+	gone := j.Host("www.a.test")
+	if len(gone) != 3 {
+		t.Fatalf("Host(www.a.test) = %+v, want 3 cookies", gone)
+	}
+	gone[0].Value = "another value" // named, not matched by value
+	gone = append(gone, cookies.Entry{Name: "none", Domain: "a.test", Path: "/"}, cookies.Entry{Name: "b", Domain: "B.test", Path: "/x"})
+	j.Delete(gone)
+	if got := header(j, "http://www.a.test/x/y"); got != "" || j.Len() != 1 || header(j, "http://b.test/") != "b=1" {
+		t.Errorf("after Delete: www.a.test gets %q, b.test %q, Len %d; want none, b=1, 1", got, header(j, "http://b.test/"), j.Len())
+	}
+	if j.Changes() <= c {
+		t.Errorf("Changes %d after a Delete (was %d)", j.Changes(), c)
+	}
+	j.Delete([]cookies.Entry{{Name: "b", Domain: ".B.TEST", Path: "/"}})
+	if j.Len() != 0 {
+		t.Errorf("Len %d after deleting b by its domain spelled .B.TEST", j.Len())
+	}
+}
+
+// holder is a cookies.Holder over a frontier.Keeper that keeps nothing.
+type holder struct {
+	frontier.Keeper
+	got *cookies.Jar
+}
+
+func (h *holder) HoldCookies(j *cookies.Jar) error {
+	h.got = j
+	return nil
+}
+
+// Restore hands the jar to a Holder, and keeps nothing in it itself.
+func TestRestoreHolder(t *testing.T) {
+	h := &holder{}
+	j := &cookies.Jar{}
+	if err := j.Restore(h); err != nil || h.got != j {
+		t.Errorf("Restore(a Holder): %v, handed %p; want the jar %p", err, h.got, j)
 	}
 }

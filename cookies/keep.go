@@ -14,7 +14,14 @@ const keptName = "crawler/cookies"
 // its sessions. A value k kept that does not decode is an error; cookies
 // the jar refuses (expired ones are dropped) are left out, which the
 // error returned with them says, wrapping ErrRefused.
+//
+// If k is a [Holder] (a cluster's node, whose hosts move between
+// processes), Restore hands j to it instead, and k keeps j's cookies
+// host by host, as its HoldCookies says.
 func (j *Jar) Restore(k frontier.Keeper) error {
+	if h, ok := k.(Holder); ok {
+		return h.HoldCookies(j)
+	}
 	var entries []Entry
 	if _, err := frontier.KeptJSON(k, keptName, &entries); err != nil {
 		return err
@@ -30,3 +37,17 @@ func (j *Jar) Restore(k frontier.Keeper) error {
 // ErrRefused is wrapped by the error of Restore when the jar refused some
 // of the cookies kept; the others are in the jar.
 var ErrRefused = errors.New("cookies: kept cookies refused")
+
+// Holder is a frontier.Keeper that keeps a jar's cookies itself, with
+// the hosts they belong to, rather than as one value of the whole jar: a
+// node of a cluster (crawler/cluster.Node), whose hosts move between
+// nodes, each with its cookies. [Jar.Restore] hands it the jar.
+type Holder interface {
+	// HoldCookies makes j the jar whose cookies the Holder keeps: it
+	// gives j the cookies it keeps of the hosts it crawls (those it takes
+	// later, as it takes them), keeps them as they change, and takes out
+	// of j those of the hosts it gives up. It is called by the goroutine
+	// that calls the frontier's methods, before the crawl's first step.
+	// Its error wraps ErrRefused if j refused some of the cookies kept.
+	HoldCookies(j *Jar) error
+}
