@@ -125,6 +125,9 @@ func (c *Crawler) newRun(h Handler) *runState {
 	}
 	c.made.lend(c, r)
 	r.applySites()
+	if jar := cookies.Find(r.fetcher); jar != nil {
+		r.hostTab.CountCookies(jar.HostCount)
+	}
 	if c.NearDuplicates != nil {
 		r.nearDups = simhash.NewDetector(c.NearDuplicates.Distance)
 	}
@@ -349,13 +352,11 @@ func (r *runState) restore(k frontier.Keeper) error {
 	for _, h := range hosts {
 		c.made.seedHosts[h] = true
 	}
-	if f, ok := r.fetcher.(*fetch.HTTPFetcher); ok { // its cookies, if its Jar is a cookies.Jar
-		if jar, ok := f.Jar.(*cookies.Jar); ok {
-			if err := jar.Restore(k); errors.Is(err, cookies.ErrRefused) {
-				r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
-			} else if err != nil {
-				return err
-			}
+	if jar := cookies.Find(r.fetcher); jar != nil { // keep the cookies of a cookies.Jar
+		if err := jar.Restore(k); errors.Is(err, cookies.ErrRefused) {
+			r.log.Warn("cookies kept but refused", "err", err) // the others are in the jar
+		} else if err != nil {
+			return err
 		}
 	}
 

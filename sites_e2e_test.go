@@ -94,6 +94,10 @@ func TestLoginAcrossExpiries(t *testing.T) {
 	if p := col.page(s.URL() + "/bomb"); p != nil {
 		t.Errorf("/bomb fetched, though denied")
 	}
+	hosts := c.HostStats()
+	if len(hosts) != 1 || hosts[0].Cookies != 2 { // the session, and the visited cookie of /cookie/1
+		t.Errorf("HostStats = %+v; want the site's 2 cookies counted", hosts)
+	}
 }
 
 // A wrong password: two login attempts, then the members' pages end as

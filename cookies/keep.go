@@ -2,6 +2,9 @@ package cookies
 
 import (
 	"errors"
+	"net"
+	"net/http"
+	"strings"
 
 	"crawler/frontier"
 )
@@ -50,4 +53,44 @@ type Holder interface {
 	// that calls the frontier's methods, before the crawl's first step.
 	// Its error wraps ErrRefused if j refused some of the cookies kept.
 	HoldCookies(j *Jar) error
+}
+
+// Find returns the *Jar in which v keeps its cookies, or nil: v itself,
+// else what its CookieJar method returns (fetch.HTTPFetcher,
+// render.Fetcher), seen through the Unwrap methods of jars that wrap
+// another (a site's rules, sites.Policy.FilterJar).
+func Find(v any) *Jar {
+	for range 8 { // wrappers nest a few deep at most
+		switch x := v.(type) {
+		case *Jar:
+			return x
+		case interface{ CookieJar() http.CookieJar }:
+			v = x.CookieJar()
+		case interface{ Unwrap() http.CookieJar }:
+			v = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// HostCount returns the number of cookies of the jar that a request to
+// host (host[:port]; the port is ignored) could be sent, as Host gives
+// them, without copying them.
+func (j *Jar) HostCount(host string) int {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	now := j.now()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for _, c := range j.sites[siteOf(host)] {
+		if !c.expired(now) && (c.HostOnly && c.Domain == host || !c.HostOnly && domainMatch(host, c.Domain)) {
+			n++
+		}
+	}
+	return n
 }

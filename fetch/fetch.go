@@ -430,6 +430,15 @@ func (f *HTTPFetcher) record(ctx context.Context, rec *recording, url string, st
 	return f.Recorder.Record(ctx, x)
 }
 
+// CookieJar returns the jar the fetcher keeps its cookies in: Jar, else
+// the Client's; nil if none.
+func (f *HTTPFetcher) CookieJar() http.CookieJar {
+	if f.Jar == nil && f.Client != nil {
+		return f.Client.Jar
+	}
+	return f.Jar
+}
+
 // CloseIdleConnections closes the idle keep-alive connections of the
 // fetcher's client. Run calls it at its end on a fetcher it made itself.
 func (f *HTTPFetcher) CloseIdleConnections() {

@@ -85,6 +85,7 @@
 //	crawler_host_errors_total{host}       failures: 429, 5xx, no response, robots.txt unavailable
 //	crawler_host_bytes_total{host}        body bytes received
 //	crawler_host_delay_seconds{host}      the current wait between two requests
+//	crawler_host_cookies{host}            cookies the crawl holds for the host
 //
 // # Cardinality
 //

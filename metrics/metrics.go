@@ -96,6 +96,7 @@ func NewCollector(src Source, opts Options) prometheus.Collector {
 	c.hostErrors = desc("host_errors_total", "Failures of the host in the current Run (429, 5xx, no response, robots.txt unavailable); for the busiest hosts only.", "host")
 	c.hostBytes = desc("host_bytes_total", "Body bytes received from the host in the current Run; for the busiest hosts only.", "host")
 	c.hostDelay = desc("host_delay_seconds", "The host's current wait between two requests; for the busiest hosts only.", "host")
+	c.hostCookies = desc("host_cookies", "Cookies the crawl holds for the host; for the busiest hosts only.", "host")
 	return c
 }
 
@@ -109,6 +110,7 @@ type collector struct {
 
 	responses, errors, traps, fetchTime, hostsState *prometheus.Desc
 	hostRequests, hostErrors, hostBytes, hostDelay  *prometheus.Desc
+	hostCookies                                     *prometheus.Desc
 }
 
 // validNamespace reports whether ns makes metric names of the classic
@@ -250,6 +252,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.hostErrors, prometheus.CounterValue, float64(h.Errors), host)
 		ch <- prometheus.MustNewConstMetric(c.hostBytes, prometheus.CounterValue, float64(h.Bytes), host)
 		ch <- prometheus.MustNewConstMetric(c.hostDelay, prometheus.GaugeValue, h.Delay.Seconds(), host)
+		ch <- prometheus.MustNewConstMetric(c.hostCookies, prometheus.GaugeValue, float64(h.Cookies), host)
 	}
 }
 

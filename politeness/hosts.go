@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,7 @@ type HostStats struct {
 	Next           time.Time     // when the host may be asked again; zero before its first request
 	FetchTime      time.Duration // the response times of its requests added up (robots.txt included)
 	LastError      string        // the last failure, as "status 503" or the error's text; "" if none
+	Cookies        int           // cookies held for the host (see Hosts.CountCookies); 0 without a count
 }
 
 // MeanFetchTime returns the host's mean response time, 0 before its first
@@ -94,6 +96,21 @@ type Hosts struct {
 	mu    sync.Mutex
 	hosts map[string]*hostEntry                   // nil until the first host
 	delay func(host string) (time.Duration, bool) // see DelayHosts; nil: Pacing.Delay for every host
+	// cookies counts the cookies held per host, for Snapshot (see
+	// CountCookies); nil: none counted.
+	cookies atomic.Pointer[func(host string) int]
+}
+
+// CountCookies sets count, which gives the number of cookies the crawl
+// holds for a host (a cookies.Jar's HostCount), for HostStats.Cookies in
+// Snapshot. It is called outside the table's lock, once per host a
+// Snapshot returns. Nil: none counted.
+func (t *Hosts) CountCookies(count func(host string) int) {
+	if count == nil {
+		t.cookies.Store(nil)
+		return
+	}
+	t.cookies.Store(&count)
 }
 
 // hostEntry is one host's pacing state and accounting. Its HostStats are
@@ -339,6 +356,11 @@ func (t *Hosts) Snapshot() []HostStats {
 		out = append(out, h.stats(name))
 	}
 	t.mu.Unlock()
+	if count := t.cookies.Load(); count != nil {
+		for i := range out {
+			out[i].Cookies = (*count)(out[i].Host)
+		}
+	}
 	slices.SortFunc(out, func(a, b HostStats) int { return cmp.Compare(a.Host, b.Host) })
 	return out
 }

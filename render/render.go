@@ -460,3 +460,15 @@ func (g *gates) enter(ctx context.Context, host string) (leave func(), err error
 		return nil, context.Cause(ctx)
 	}
 }
+
+// CookieJar returns the jar the rendering keeps its cookies in: Jar, else
+// that of the Fetcher under it, if it tells (a fetch.HTTPFetcher does).
+func (f *Fetcher) CookieJar() http.CookieJar {
+	if f.Jar != nil {
+		return f.Jar
+	}
+	if j, ok := f.Fetcher.(interface{ CookieJar() http.CookieJar }); ok {
+		return j.CookieJar()
+	}
+	return nil
+}

@@ -292,6 +292,9 @@ func (j filteredJar) off(u *url.URL) bool {
 	return j.p.decorate(j.p.Rules.For(u), &fetch.Request{}).NoCookies
 }
 
+// Unwrap returns the jar seen through the rules.
+func (j filteredJar) Unwrap() http.CookieJar { return j.jar }
+
 func (j filteredJar) SetCookies(u *url.URL, cs []*http.Cookie) {
 	if !j.off(u) {
 		j.jar.SetCookies(u, cs)

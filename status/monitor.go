@@ -183,6 +183,7 @@ type HostRow struct {
 	State            string     `json:"state"`    // HostRetired, HostActive, HostBackingOff, HostWaiting or HostIdle; HostRetired or HostDone once the crawl is finished
 	Retired          string     `json:"retired,omitempty"`
 	LastError        string     `json:"last_error"`
+	Cookies          int        `json:"cookies"` // held for the host (politeness.HostStats.Cookies)
 }
 
 // PageRow is one recent page or error.
@@ -557,6 +558,7 @@ func hostRow(h *politeness.HostStats, now time.Time, finished bool) HostRow {
 		Host: h.Host, Requests: h.Requests, Errors: h.Errors, Bytes: h.Bytes, InFlight: h.InFlight,
 		DelaySeconds: h.Delay.Seconds(), MeanFetchSeconds: h.MeanFetchTime().Seconds(),
 		Failures: h.Failures, Retired: clip(h.Retired), LastError: clip(h.LastError), State: hostState(h, now),
+		Cookies: h.Cookies,
 	}
 	if finished && r.State != HostRetired {
 		r.State = HostDone

@@ -388,7 +388,7 @@ func TestJSONFields(t *testing.T) {
 		obj  []map[string]json.RawMessage
 		want []string
 	}{
-		{"host row", s.Busiest, []string{"host", "requests", "errors", "bytes", "in_flight", "delay_seconds", "mean_fetch_seconds", "failures", "next", "state", "last_error"}},
+		{"host row", s.Busiest, []string{"host", "requests", "errors", "bytes", "in_flight", "delay_seconds", "mean_fetch_seconds", "failures", "next", "state", "last_error", "cookies"}},
 		{"page row", s.Pages, []string{"time", "url", "status", "title", "error"}},
 		{"sample", s.Samples, []string{"t", "requests", "fetched", "pages_per_sec", "frontier", "seen", "hosts_active", "hosts_backing_off",
 			"status_2xx", "status_3xx", "status_4xx", "status_5xx", "errors", "bytes"}},

@@ -209,6 +209,7 @@ type hostRecord struct {
 	DelayMS        float64 `json:"delay_ms"`
 	Failures       int     `json:"failures"`
 	Retired        string  `json:"retired,omitempty"`
+	Cookies        int     `json:"cookies"`
 }
 
 // writeHostStats writes hosts to out, one JSON line each.
@@ -218,7 +219,7 @@ func writeHostStats(out *output, hosts []politeness.HostStats) error {
 	for _, h := range hosts {
 		if err := enc.Encode(hostRecord{
 			Host: h.Host, Requests: h.Requests, RobotsRequests: h.RobotsRequests, Bytes: h.Bytes, Errors: h.Errors,
-			DelayMS: float64(h.Delay.Microseconds()) / 1000, Failures: h.Failures, Retired: h.Retired,
+			DelayMS: float64(h.Delay.Microseconds()) / 1000, Failures: h.Failures, Retired: h.Retired, Cookies: h.Cookies,
 		}); err != nil {
 			return fmt.Errorf("-%s: %w", out.flag, err)
 		}

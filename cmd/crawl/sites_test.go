@@ -57,7 +57,8 @@ func TestSitesLogin(t *testing.T) {
 	for _, password := range []string{crawlertest.SessionPassword, "wrong"} {
 		s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Expiry: expiry})
 		t.Cleanup(s.Close)
-		cmd := crawlSites(t.Context(), s, writeSites(t, s.URL()), password, "-delay", "-1s", "-json", "-v")
+		hostStats := filepath.Join(t.TempDir(), "hosts.jsonl")
+		cmd := crawlSites(t.Context(), s, writeSites(t, s.URL()), password, "-delay", "-1s", "-json", "-v", "-host-stats", hostStats)
 		var out, errOut strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -81,6 +82,10 @@ func TestSitesLogin(t *testing.T) {
 			if got := s.MemberFetches()[n]; got != 1 {
 				t.Errorf("members' page %d served %d times; want 1", n, got)
 			}
+		}
+		var host hostRecord
+		if b, err := os.ReadFile(hostStats); err != nil || json.Unmarshal(b, &host) != nil || host.Cookies != 2 {
+			t.Errorf("-host-stats: %s (%v); want the session's and the visited cookie counted", b, err)
 		}
 		if n := strings.Count(errOut.String(), "msg=login "); n != want {
 			t.Errorf("-v logged %d logins; want %d:\n%s", n, want, errOut.String())
