@@ -1,18 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"crawler/crawlertest"
+	"crawler/internal/browsertest"
 )
 
 // writeSites writes a sites file for a SessionSite at origin whose
@@ -152,5 +157,74 @@ func TestSitesSessionSurvivesKill9(t *testing.T) {
 	}
 	if got := len(s.MemberFetches()); got != pages {
 		t.Errorf("%d members' pages served to the session; want %d", got, pages)
+	}
+}
+
+// A site whose rules say render = true, crawled without -render: its
+// page's script sets a cookie that the next page needs, the renderer
+// shares the jar with the browser, so the next page is fetched with it;
+// the site's header goes with every request, the browser's too.
+func TestSitesRenderSharesCookies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl through a browser")
+	}
+	t.Parallel()
+	browsertest.Need(t)
+	var mu sync.Mutex
+	noToken := []string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Token") != "t" {
+			mu.Lock()
+			noToken = append(noToken, r.URL.Path)
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<script src="/app.js"></script><a href="/members">members</a>`)
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `document.cookie = "js=1; path=/";`)
+		case "/members":
+			if c, err := r.Cookie("js"); err != nil || c.Value != "1" {
+				http.Error(w, "no cookie", http.StatusForbidden)
+				return
+			}
+			fmt.Fprint(w, `<p>members`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	file := filepath.Join(t.TempDir(), "sites.toml")
+	txt := fmt.Sprintf("[[site]]\nmatch = %q\nrender = true\nheaders = { X-Token = \"t\" }\n", strings.TrimPrefix(srv.URL, "http://"))
+	if err := os.WriteFile(file, []byte(txt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pages.jsonl")
+	var stdout, stderr bytes.Buffer
+	args := []string{"-sites", file, "-allow", strings.TrimPrefix(srv.URL, "http://"), "-delay", "-1s", "-out", out, srv.URL + "/"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]int{}
+	for line := range strings.Lines(string(data)) {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		status[strings.TrimPrefix(r.URL, srv.URL)] = r.Status
+	}
+	if status["/"] != 200 || status["/members"] != 200 {
+		t.Errorf("statuses %v; want / and /members 200 (the script's cookie sent)", status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(noToken) > 0 {
+		t.Errorf("requests without the site's header: %v", noToken)
 	}
 }
