@@ -228,3 +228,46 @@ func TestSitesRenderSharesCookies(t *testing.T) {
 		t.Errorf("requests without the site's header: %v", noToken)
 	}
 }
+
+// A site's delay and per_host through the CLI, by the server's clock:
+// -delay -1s for the crawl, 200ms and one at a time for the site.
+func TestSitesPacing(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var starts, ends []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<a href="/1">1</a><a href="/2">2</a><a href="/3">3</a>`)
+		}
+		mu.Lock()
+		ends = append(ends, time.Now())
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	file := filepath.Join(t.TempDir(), "sites.toml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("[[site]]\nmatch = %q\ndelay = \"200ms\"\nper_host = 1\n", addr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCrawl(t, nil, "-sites", file, "-allow", addr, "-delay", "-1s", "-per-host", "4", "-progress", "-1s", srv.URL+"/")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(starts) != 4 {
+		t.Fatalf("%d page requests; want 4", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(ends[i-1]); gap < 200*time.Millisecond {
+			t.Errorf("request %d started %v after the end of the one before; want 200ms or more", i, gap)
+		}
+	}
+}
