@@ -1,13 +1,43 @@
 // Package sites loads per-site rules for a crawl (the -sites file): a TOML
 // file of [[site]] entries, each matching a host, a domain or a URL prefix
 // and setting what differs there (pacing, headers, credentials, a login,
-// paths to keep out), like Heritrix's sheets. It loads, validates and
-// matches; the crawler applies the settings.
+// paths to keep out), like Heritrix's sheets. [Rules] loads, validates and
+// matches; a [Policy] applies them to a crawl, which consults it (the
+// crawler's Sites field), and logs in.
 //
 //	rules, err := sites.LoadFile("sites.toml") // an *sites.Error names file, line and key
 //	s := rules.For(u)                          // the effective settings for u
 //	if s.Delay != nil { ... }                  // nil: the crawl's default
 //	ok := rules.Allowed(u)                     // allow / deny path prefixes
+//	c := &crawler.Crawler{Sites: &sites.Policy{Rules: rules}}
+//
+// # How a crawl applies them
+//
+// The crawler asks the Policy for each link (Policy.Follow: allow, deny, a
+// max_pages not yet spent) and each page (Policy.IgnoresRobots), sends its
+// requests through the Policy's fetcher (Policy.Fetcher), drops the
+// ignore_query parameters when it canonicalizes (Policy.Canonicalizer), and
+// paces each host by its delay and per_host (Rules.HostDelay, HostLimit).
+// The fetcher matches each request on its own URL, redirect hops included,
+// so a host's headers, credentials and User-Agent never reach another
+// host; robots.txt gets them too.
+//
+// A site with a login is logged in to before its first page: the login page
+// is fetched, the form found (the one Login.Form selects, the page's only
+// one, or the one holding every field), its inputs read as a browser
+// submits them (hidden ones, the CSRF token, included), the fields filled,
+// and the form submitted by its method to its action, through the crawl's
+// fetcher (the address policy), robots.txt (unless ignore_robots) and the
+// site's delay between the login's requests. With success.cookie the
+// answer's redirect is not followed (the page it names is the crawl's to
+// fetch once); with success.selector it is, to the page to match. A page
+// answered by a redirect to the login page, or 401 or 403, logs in again
+// once and is fetched again: the handler sees the page, never the login
+// page. Two failed attempts in a row end the site's pages with a
+// [LoginError] (kind login-failed), which retires their host. A session
+// kept from an earlier run of the crawl (its cookies in the crawl's state)
+// is used as it is when the success cookie is there. Policy.Login replaces
+// the form with a script of your own.
 //
 // # The file
 //

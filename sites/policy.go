@@ -174,8 +174,8 @@ func (p *Policy) budget(max *int) *atomic.Int64 {
 // Fetcher returns f with the rules applied to each request: the site's
 // User-Agent, headers and Basic credentials (each request matched on its
 // own URL, so a redirect to another host carries none of the first's),
-// cookies off where the rules say so, the rendering or plain fetcher, the
-// entry's max_pages, and the site's login. The Crawler calls it at the
+// cookies off where the rules say so (robots.txt and logins through
+// Plain), the entry's max_pages, and the site's login. The Crawler calls it at the
 // start of each Run.
 func (p *Policy) Fetcher(f fetch.Fetcher, env Env) fetch.Fetcher {
 	if env.Jar == nil {
