@@ -11,6 +11,7 @@ package peers
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
@@ -33,8 +34,9 @@ type Config struct {
 	// Workers is the number of requests in flight at most (where the
 	// crawler lets this be set).
 	Workers int
-	// Transport sends every request; build it with NewTransport.
-	Transport *http.Transport
+	// Transport sends every request; build it with NewTransport (and
+	// wrap it with SessionCookies for a web that sets cookies).
+	Transport http.RoundTripper
 }
 
 // Result is what a crawler says it did; the server's counts are the ones
@@ -57,6 +59,7 @@ func All() []Crawler {
 	return []Crawler{
 		{"ours-fifo", OursFIFO},
 		{"ours-fifo-watched", OursFIFOWatched},
+		{"ours-fifo-nocookies", OursFIFONoCookies},
 		{"ours-aopic", OursAOPIC},
 		{"reference", Reference},
 		{"colly", Colly},
@@ -91,6 +94,32 @@ func NewTransport(addr string, workers int) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
+}
+
+// SessionCookies returns rt made to look like a web whose every host keeps
+// a session in a cookie: each response to a request without the cookie
+// "session" carries "Set-Cookie: session=<32 hex digits, the host's>;
+// Path=/; HttpOnly", added on its way back to the client as if the server
+// had sent it. A crawler with a cookie jar is sent the cookie once per host
+// (more if its first requests to the host race) and sends it with every
+// later request there; one without a jar is sent it every time and ignores
+// it. crawlertest's web sets no cookies.
+func SessionCookies(rt http.RoundTripper) http.RoundTripper {
+	return sessionCookies{rt}
+}
+
+type sessionCookies struct{ rt http.RoundTripper }
+
+func (s sessionCookies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.rt.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	if _, err := req.Cookie("session"); err != nil {
+		id := sha256.Sum256([]byte(req.URL.Host))
+		resp.Header.Add("Set-Cookie", fmt.Sprintf("session=%x; Path=/; HttpOnly", id[:16]))
+	}
+	return resp, nil
 }
 
 // errBudget refuses a request past Config.Budget, in the adapters that
