@@ -146,8 +146,8 @@ func TestCrawlersStop(t *testing.T) {
 
 // TestSessionCookies crawls a site of 20 pages through SessionCookies with
 // OursFIFO and OursFIFONoCookies: with the jar, every request after the
-// first (robots.txt) carries the session cookie and only the first answer
-// sets it; without, no request carries it and every answer sets it.
+// first (robots.txt, whose answer sets it) carries the session cookie;
+// without, none does.
 func TestSessionCookies(t *testing.T) {
 	const pages = 20
 	for _, tc := range []struct {

@@ -55,7 +55,7 @@ func main() {
 		pageSize = flag.Int("page-bytes", 20<<10, "approximate size of a page")
 		profile  = flag.String("profile", "", "write each crawl's CPU and allocation profiles (pprof) to this directory")
 		traps    = flag.Int("traps", 10, "trap hosts among them (calendar, session ids, deep paths, link farm, soft 404, in turn)")
-		session  = flag.Bool("session-cookies", false, "make every host set a session cookie on each response to a request without it (the web sets none; see peers.SessionCookies)")
+		session  = flag.Bool("session-cookies", false, "make every host set a session cookie on its first response (the web sets none; see peers.SessionCookies)")
 	)
 	flag.Parse()
 	log.SetFlags(0)
