@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"crawler"
+	"crawler/cookies"
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/metrics"
@@ -21,9 +22,18 @@ import (
 
 // OursFIFO is our Crawler with its defaults (robots.txt, canonicalization,
 // exact seen-set, trap defences, one request per host at a time,
-// breadth-first) but no politeness delay, fixed or adaptive.
+// breadth-first, a cookies.Jar) but no politeness delay, fixed or adaptive.
 func OursFIFO(ctx context.Context, cfg Config) (Result, error) {
 	return ours(ctx, cfg, nil)
+}
+
+// OursFIFONoCookies is OursFIFO without a cookie jar: it neither sends
+// nor keeps cookies. Beside OursFIFO, it measures what the jar costs.
+func OursFIFONoCookies(ctx context.Context, cfg Config) (Result, error) {
+	c := oursCrawler(cfg, nil)
+	c.Fetcher = &fetch.HTTPFetcher{Client: &http.Client{Transport: cfg.Transport}}
+	err := c.Run(ctx, cfg.Seeds...)
+	return Result{Fetched: c.Stats().Fetched}, err
 }
 
 // OursAOPIC is OursFIFO with the AOPIC frontier.
@@ -79,7 +89,7 @@ func ours(ctx context.Context, cfg Config, f frontier.Frontier) (Result, error) 
 // oursCrawler is the Crawler of OursFIFO, with the frontier f (nil: FIFO).
 func oursCrawler(cfg Config, f frontier.Frontier) *crawler.Crawler {
 	return &crawler.Crawler{
-		Fetcher:   &fetch.HTTPFetcher{Client: &http.Client{Transport: cfg.Transport}},
+		Fetcher:   &fetch.HTTPFetcher{Client: &http.Client{Transport: cfg.Transport}, Jar: &cookies.Jar{}},
 		Frontier:  f,
 		UserAgent: UserAgent,
 		Workers:   cfg.Workers,

@@ -11,10 +11,12 @@ package peers
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -33,8 +35,9 @@ type Config struct {
 	// Workers is the number of requests in flight at most (where the
 	// crawler lets this be set).
 	Workers int
-	// Transport sends every request; build it with NewTransport.
-	Transport *http.Transport
+	// Transport sends every request; build it with NewTransport (and
+	// wrap it with SessionCookies for a web that sets cookies).
+	Transport http.RoundTripper
 }
 
 // Result is what a crawler says it did; the server's counts are the ones
@@ -57,6 +60,7 @@ func All() []Crawler {
 	return []Crawler{
 		{"ours-fifo", OursFIFO},
 		{"ours-fifo-watched", OursFIFOWatched},
+		{"ours-fifo-nocookies", OursFIFONoCookies},
 		{"ours-aopic", OursAOPIC},
 		{"reference", Reference},
 		{"colly", Colly},
@@ -91,6 +95,41 @@ func NewTransport(addr string, workers int) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
+}
+
+// SessionCookies returns rt made to look like a web whose every host sets
+// a session cookie on its first response: the first response rt gives for
+// a host (robots.txt, as a rule) carries "Set-Cookie: session=<32 hex
+// digits, the host's>; Path=/; HttpOnly", added on its way back to the
+// client as if the server had sent it. A crawler with a cookie jar then
+// sends the cookie with every later request to the host; one without
+// ignores it. Either way the wrapper's own cost is the same: a map lookup
+// a response, and 200 cookies made on the peer benchmark's web.
+// crawlertest's web sets no cookies.
+func SessionCookies(rt http.RoundTripper) http.RoundTripper {
+	return &sessionCookies{rt: rt, set: map[string]bool{}}
+}
+
+type sessionCookies struct {
+	rt  http.RoundTripper
+	mu  sync.Mutex
+	set map[string]bool // the hosts whose cookie was sent
+}
+
+func (s *sessionCookies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.rt.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	s.mu.Lock()
+	first := !s.set[req.URL.Host]
+	s.set[req.URL.Host] = true
+	s.mu.Unlock()
+	if first {
+		id := sha256.Sum256([]byte(req.URL.Host))
+		resp.Header.Add("Set-Cookie", fmt.Sprintf("session=%x; Path=/; HttpOnly", id[:16]))
+	}
+	return resp, nil
 }
 
 // errBudget refuses a request past Config.Budget, in the adapters that

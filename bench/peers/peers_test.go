@@ -2,9 +2,14 @@ package peers
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,6 +139,73 @@ func TestCrawlersStop(t *testing.T) {
 			}
 			if m := w.TotalRequests(); m-n > workers || m != late {
 				t.Errorf("%d requests after Run returned, %d of them 50 ms later", m-n, m-late)
+			}
+		})
+	}
+}
+
+// TestSessionCookies crawls a site of 20 pages through SessionCookies with
+// OursFIFO and OursFIFONoCookies: with the jar, every request after the
+// first (robots.txt, whose answer sets it) carries the session cookie;
+// without, none does.
+func TestSessionCookies(t *testing.T) {
+	const pages = 20
+	for _, tc := range []struct {
+		c          Crawler
+		withCookie int // requests that carry the cookie
+	}{
+		{Crawler{"ours-fifo", OursFIFO}, pages},
+		{Crawler{"ours-fifo-nocookies", OursFIFONoCookies}, 0},
+	} {
+		t.Run(tc.c.Name, func(t *testing.T) {
+			var (
+				mu      sync.Mutex
+				cookies []string // the Cookie header of each request, in order
+			)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				cookies = append(cookies, r.Header.Get("Cookie"))
+				mu.Unlock()
+				if r.URL.Path == "/robots.txt" {
+					http.NotFound(w, r)
+					return
+				}
+				var n int
+				fmt.Sscanf(r.URL.Path, "/p/%d", &n)
+				w.Header().Set("Content-Type", "text/html")
+				if n+1 < pages {
+					fmt.Fprintf(w, `<a href="/p/%d">next</a>`, n+1)
+				}
+			}))
+			defer srv.Close()
+			tr := NewTransport(srv.Listener.Addr().String(), 4)
+			defer tr.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+
+			_, err := tc.c.Run(ctx, Config{Seeds: []string{"http://site.test/p/0"}, Budget: 100, Workers: 4, Transport: SessionCookies(tr)})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(cookies) != pages+1 {
+				t.Fatalf("%d requests, want %d pages and robots.txt", len(cookies), pages)
+			}
+			id := sha256.Sum256([]byte("site.test"))
+			want := fmt.Sprintf("session=%x", id[:16])
+			carried := 0
+			for i, c := range cookies {
+				switch c {
+				case want:
+					carried++
+				case "":
+				default:
+					t.Errorf("request %d: Cookie %q, want %q or none", i, c, want)
+				}
+			}
+			if cookies[0] != "" || carried != tc.withCookie {
+				t.Errorf("%d requests carried the cookie (the first: %q), want %d after the first", carried, cookies[0], tc.withCookie)
 			}
 		})
 	}

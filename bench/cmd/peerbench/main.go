@@ -55,11 +55,12 @@ func main() {
 		pageSize = flag.Int("page-bytes", 20<<10, "approximate size of a page")
 		profile  = flag.String("profile", "", "write each crawl's CPU and allocation profiles (pprof) to this directory")
 		traps    = flag.Int("traps", 10, "trap hosts among them (calendar, session ids, deep paths, link farm, soft 404, in turn)")
+		session  = flag.Bool("session-cookies", false, "make every host set a session cookie on its first response (the web sets none; see peers.SessionCookies)")
 	)
 	flag.Parse()
 	log.SetFlags(0)
 	if *child != "" {
-		runChild(*child, *addr, *seed, *budget, *workers, *profile)
+		runChild(*child, *addr, *seed, *budget, *workers, *profile, *session)
 		return
 	}
 	list := crawlerNames()
@@ -82,11 +83,15 @@ func main() {
 		PageBytes:    *pageSize,
 		Traps:        spreadTraps(*hosts, *traps),
 	}
-	fmt.Printf("peerbench: %d hosts × %d pages of ~%d KB, %d traps; %d workers; %d runs; %s, %d CPUs, %s\n",
-		*hosts, *perHost, *pageSize>>10, *traps, *workers, *runs, runtime.Version(), runtime.NumCPU(), time.Now().Format(time.DateOnly))
+	cookies := ""
+	if *session {
+		cookies = "; session cookies"
+	}
+	fmt.Printf("peerbench: %d hosts × %d pages of ~%d KB, %d traps%s; %d workers; %d runs; %s, %d CPUs, %s\n",
+		*hosts, *perHost, *pageSize>>10, *traps, cookies, *workers, *runs, runtime.Version(), runtime.NumCPU(), time.Now().Format(time.DateOnly))
 	for _, c := range cs {
 		cfg.Latency = c.latency
-		results := runCase(cfg, c, list, *runs, *workers, *profile)
+		results := runCase(cfg, c, list, *runs, *workers, *profile, *session)
 		printTable(os.Stdout, c, list, results)
 	}
 }
@@ -155,12 +160,15 @@ type childResult struct {
 	Err     string
 }
 
-func runChild(name, addr, seed string, budget, workers int, profile string) {
+func runChild(name, addr, seed string, budget, workers int, profile string, session bool) {
 	c, err := peers.Lookup(name)
 	if err != nil {
 		log.Fatal(err)
 	}
 	cfg := peers.Config{Seeds: []string{seed}, Budget: budget, Workers: workers, Transport: peers.NewTransport(addr, workers)}
+	if session {
+		cfg.Transport = peers.SessionCookies(cfg.Transport)
+	}
 	var stopProfile func()
 	if profile != "" {
 		stopProfile = startProfile(filepath.Join(profile, fmt.Sprintf("%s-%d", name, budget)))
@@ -240,7 +248,7 @@ func (m measurement) cpuPerPage() float64 {
 func (m measurement) yield() float64 { return float64(m.uniqueGood) / float64(max(m.requests, 1)) }
 
 // runCase serves the web of cfg and crawls it runs times with each crawler.
-func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers int, profile string) map[string][]measurement {
+func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers int, profile string, session bool) map[string][]measurement {
 	w := crawlertest.NewWeb(cfg)
 	defer w.Close()
 	good := map[string]bool{}
@@ -251,7 +259,7 @@ func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers 
 	for run := range runs {
 		for _, name := range names {
 			w.ResetCounts()
-			m := crawlChild(w, name, c.budget, workers, profile)
+			m := crawlChild(w, name, c.budget, workers, profile, session)
 			m.round = run
 			for u, n := range w.RequestCounts() {
 				if good[u] {
@@ -276,13 +284,14 @@ func runCase(cfg crawlertest.Config, c benchCase, names []string, runs, workers 
 }
 
 // crawlChild runs crawler name in a child process against w.
-func crawlChild(w *crawlertest.Web, name string, budget, workers int, profile string) measurement {
+func crawlChild(w *crawlertest.Web, name string, budget, workers int, profile string, session bool) measurement {
 	self, err := os.Executable()
 	if err != nil {
 		log.Fatal(err)
 	}
 	cmd := exec.Command(self, "-child", name, "-addr", w.Addr(), "-seed", w.Seeds()[0],
-		"-budget", strconv.Itoa(budget), "-workers", strconv.Itoa(workers), "-profile", profile)
+		"-budget", strconv.Itoa(budget), "-workers", strconv.Itoa(workers), "-profile", profile,
+		"-session-cookies="+strconv.FormatBool(session))
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = io.Discard // peers log freely
