@@ -296,12 +296,13 @@ func (f *form) request(pageURL string, fields map[string]string) (*fetch.Request
 	}, nil
 }
 
-// attr returns n's attribute key, and whether n has it.
+// attr returns the value of n's attribute key; "" if n has none.
 func attr(n *html.Node, key string) string {
 	v, _ := attrOK(n, key)
 	return v
 }
 
+// hasAttr reports whether n has the attribute key.
 func hasAttr(n *html.Node, key string) bool {
 	_, ok := attrOK(n, key)
 	return ok
