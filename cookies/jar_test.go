@@ -363,3 +363,18 @@ func TestRestoreHolder(t *testing.T) {
 		t.Errorf("Restore(a Holder): %v, handed %p; want the jar %p", err, h.got, j)
 	}
 }
+
+// HostCount counts what Host returns, the port ignored.
+func TestHostCount(t *testing.T) {
+	jar := &cookies.Jar{}
+	if n := jar.HostCount("a.example.com:8080"); n != 0 {
+		t.Errorf("empty jar: %d", n)
+	}
+	u, _ := url.Parse("http://a.example.com:8080/")
+	jar.SetCookies(u, []*http.Cookie{{Name: "h", Value: "1"}, {Name: "d", Value: "2", Domain: "example.com"}})
+	for host, want := range map[string]int{"a.example.com:8080": 2, "A.example.com": 2, "b.example.com": 1, "other.org": 0} {
+		if n := jar.HostCount(host); n != want || len(jar.Host(strings.Split(host, ":")[0])) != want {
+			t.Errorf("HostCount(%q) = %d; want %d, as Host", host, n, want)
+		}
+	}
+}

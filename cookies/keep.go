@@ -79,6 +79,9 @@ func Find(v any) *Jar {
 // host (host[:port]; the port is ignored) could be sent, as Host gives
 // them, without copying them.
 func (j *Jar) HostCount(host string) int {
+	if j.Len() == 0 {
+		return 0 // most crawls' hosts: no site lookup
+	}
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
