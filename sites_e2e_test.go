@@ -3,15 +3,19 @@ package crawler_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"crawler"
 	"crawler/cookies"
 	"crawler/crawlertest"
 	"crawler/fetch"
@@ -403,4 +407,150 @@ delay = "100ms"
 	if gap := crawlDelay.minGap(); gap < time.Second {
 		t.Errorf("Crawl-delay site: shortest gap %v; want the Crawl-delay, 1s, over the rule's 100ms", gap)
 	}
+}
+
+// selectorSite is a site whose login is judged by a selector on the page
+// after it, and whose sessions answer 401 once they served two pages. Its
+// robots.txt is robots.
+type selectorSite struct {
+	*httptest.Server
+	mu       sync.Mutex
+	sessions map[string]int // session id -> pages served
+	logins   int
+	posts    int
+	served   map[string]int // page path -> times served to a session
+}
+
+func newSelectorSite(t *testing.T, robots string) *selectorSite {
+	s := &selectorSite{sessions: map[string]int{}, served: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, robots)
+		case r.URL.Path == "/login" && r.Method == "POST":
+			s.posts++
+			if r.ParseForm() == nil && r.PostForm.Get("pw") == "right" {
+				s.logins++
+				id := fmt.Sprint("s", s.logins)
+				s.sessions[id] = 0
+				http.SetCookie(w, &http.Cookie{Name: "sid", Value: id, Path: "/"})
+				http.Redirect(w, r, "/welcome", http.StatusSeeOther)
+				return
+			}
+			fmt.Fprint(w, `<p class="error">wrong`)
+		case r.URL.Path == "/login":
+			fmt.Fprint(w, `<form id="search"><input name="q"></form><form id="in" method="post"><input name="pw"></form>`)
+		case r.URL.Path == "/welcome":
+			fmt.Fprint(w, `<a class="logout" href="/logout">log out</a>`)
+		case strings.HasPrefix(r.URL.Path, "/page/"):
+			c, err := r.Cookie("sid")
+			if err != nil || s.sessions[c.Value] >= 2 {
+				http.Error(w, "log in", http.StatusUnauthorized)
+				return
+			}
+			s.sessions[c.Value]++
+			s.served[r.URL.Path]++
+			var n int
+			fmt.Sscanf(r.URL.Path, "/page/%d", &n)
+			if n < 5 {
+				fmt.Fprintf(w, `<a href="/page/%d">next</a>`, n+1)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// A login judged by a selector on the page after it, a form chosen by its
+// selector among two, sessions that answer 401 when they expire, and a
+// site that keeps no cookies of its own (cookies = false) on another
+// host. Then the same site whose robots.txt disallows the login page: the
+// login is not tried, the pages end as login-failed and the host retired.
+func TestLoginSelectorAnd401(t *testing.T) {
+	t.Parallel()
+	s := newSelectorSite(t, "")
+	var plainCookies []string // the Cookie headers the site without cookies got
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainCookies = append(plainCookies, r.Header.Get("Cookie")) // one request at a time: robots.txt, then /
+		http.SetCookie(w, &http.Cookie{Name: "set", Value: "1"})
+	}))
+	defer plain.Close()
+	rules := func(s *selectorSite, pw string) *sites.Rules {
+		return loadSites(t, fmt.Sprintf(`
+[[site]]
+match = %q
+deny = ["/logout"]
+[site.login]
+url = "%s/login"
+form = "form#in"
+fields = { pw = %q }
+success = { selector = "a.logout" }
+[[site]]
+match = %q
+cookies = false
+`, strings.TrimPrefix(s.URL, "http://"), s.URL, pw, strings.TrimPrefix(plain.URL, "http://")), nil)
+	}
+	var col collect
+	c := fast(&col)
+	jar := &cookies.Jar{}
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: jar}
+	c.Sites = &sites.Policy{Rules: rules(s, "right")}
+	jar.SetCookies(mustURL(t, plain.URL), []*http.Cookie{{Name: "kept", Value: "1"}})
+	if err := c.Run(context.Background(), s.URL+"/page/1", plain.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if n := s.served[fmt.Sprint("/page/", i)]; n != 1 {
+			t.Errorf("/page/%d served %d times; want 1", i, n)
+		}
+	}
+	if s.logins != 3 || s.posts != 3 { // 2 pages a session: 5 pages need 3
+		t.Errorf("%d logins of %d posts; want 3 of 3", s.logins, s.posts)
+	}
+	if st := c.Stats(); st.Logins != 1 || st.Relogins != 2 {
+		t.Errorf("Stats: %d logins, %d relogins; want 1, 2", st.Logins, st.Relogins)
+	}
+	if p := col.page(s.URL + "/welcome"); p != nil {
+		t.Errorf("the page after the login was reported: %+v", p)
+	}
+	// Cookies ignore ports: the jar holds the other site's sid, and the
+	// kept cookie, for 127.0.0.1; the site without cookies got neither,
+	// and its own was not kept.
+	var names []string
+	for _, e := range jar.Host("127.0.0.1") {
+		names = append(names, e.Name)
+	}
+	if len(plainCookies) != 2 || plainCookies[0] != "" || plainCookies[1] != "" || slices.Contains(names, "set") {
+		t.Errorf("the site with cookies = false got Cookie headers %q, and the jar holds %q; want none sent, its own not kept", plainCookies, names)
+	}
+
+	blocked := newSelectorSite(t, "User-agent: *\nDisallow: /login\n")
+	var col2 collect
+	c2 := fast(&col2)
+	c2.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	c2.Sites = &sites.Policy{Rules: rules(blocked, "right")}
+	err := c2.Run(context.Background(), blocked.URL+"/page/1")
+	var noPages *crawler.NoPagesError
+	if !errors.As(err, &noPages) || blocked.posts != 0 {
+		t.Fatalf("robots.txt disallows the login: Run = %v, %d posts; want no pages, no post", err, blocked.posts)
+	}
+	if p := col2.page(blocked.URL + "/page/1"); p == nil || fetch.ErrorKind(p.Err) != sites.KindLoginFailed {
+		t.Errorf("the page: %+v; want login-failed", p)
+	}
+	if h := c2.HostStats(); len(h) != 1 || !strings.Contains(h[0].Retired, "robots.txt disallows") {
+		t.Errorf("HostStats = %+v; want the host retired, saying why", h)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -72,7 +72,7 @@ func TestLoginFormOthers(t *testing.T) {
 	}
 	for page, want := range map[string]string{
 		`<form method=post enctype="multipart/form-data"><input name="u"></form>`: "enctype",
-		`<form action="javascript:go()"><input name="u"></form>`:                   "not http(s)",
+		`<form action="javascript:go()"><input name="u"></form>`:                  "not http(s)",
 	} {
 		f, err := findForm([]byte(page), &Login{Fields: fields})
 		if err == nil {
