@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/PuerkitoBio/goquery v1.13.0 // indirect
 	github.com/PuerkitoBio/purell v1.2.1 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect
