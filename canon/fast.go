@@ -80,13 +80,10 @@ path:
 		return true
 	}
 
-	// Query.
-	if c.IgnoreParams != nil {
-		return false
-	}
+	// Query: one IgnoreParams may drop parameters of takes the general path.
 	i++
 	q := s[i:]
-	if q == "" && c.DropEmptyQuery {
+	if q == "" && c.DropEmptyQuery || c.IgnoreParams != nil {
 		return false
 	}
 	for ; i < len(s); i++ {
