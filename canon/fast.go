@@ -80,7 +80,7 @@ path:
 		return true
 	}
 
-	// Query: one IgnoreParams may drop parameters of takes the general path.
+	// Query. A query IgnoreParams may cut takes the general path.
 	i++
 	q := s[i:]
 	if q == "" && c.DropEmptyQuery || c.IgnoreParams != nil {
