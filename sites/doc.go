@@ -92,6 +92,9 @@
 //   - ignore_query: query parameter names dropped from URLs.
 //   - allow, deny: path prefixes, as in robots.txt: the longest match
 //     decides, deny wins a tie; see [Rules.Allowed].
+//   - ban_pattern: a regular expression (RE2) that a response's body
+//     matches when the site refused the crawl (a ban or captcha page),
+//     for a proxy pool to count against its proxy.
 //   - login: url (the page holding the form, an absolute URL), fields (input
 //     names to values; a value "env:NAME" is the environment variable NAME,
 //     read when loading), form (optional, a CSS selector), and success: a

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -133,11 +134,12 @@ type rawSite struct {
 	Deny         val `toml:"deny"`
 	IgnoreRobots val `toml:"ignore_robots"`
 	Login        val `toml:"login"`
+	BanPattern   val `toml:"ban_pattern"`
 }
 
 // siteKeys are the keys of a [[site]] and the file's, for hints.
 var siteKeys = []string{"site", "match", "delay", "per_host", "max_pages", "user_agent", "headers", "basic_auth",
-	"render", "cookies", "ignore_query", "allow", "deny", "ignore_robots", "login"}
+	"render", "cookies", "ignore_query", "allow", "deny", "ignore_robots", "login", "ban_pattern"}
 
 // hint suggests which of keys an unknown key k was likely meant to be:
 // one spelled with "-" for "_", in another case, or without or with a
@@ -354,6 +356,15 @@ func (l *loader) site(i int, r rawSite) (s Site, err error) {
 	}
 	if s.UserAgent != nil && (*s.UserAgent == "" || !httpguts.ValidHeaderFieldValue(*s.UserAgent)) {
 		return s, l.errorf(i, "site.user_agent", "%q is not a valid header value", *s.UserAgent)
+	}
+	pattern, err := l.str(i, "site.ban_pattern", r.BanPattern)
+	if err != nil {
+		return s, err
+	}
+	if pattern != nil {
+		if s.BanPattern, err = regexp.Compile(*pattern); err != nil || *pattern == "" {
+			return s, l.errorf(i, "site.ban_pattern", "%q is not a regular expression (RE2 syntax)", *pattern)
+		}
 	}
 	if r.Headers.set {
 		t, err := l.table(i, "site.headers", r.Headers)

@@ -249,6 +249,17 @@ func (sf *siteFetcher) send(ctx context.Context, s Site, req *fetch.Request, pla
 	return f.Fetch(ctx, sf.p.decorate(s, req))
 }
 
+// Banned reports whether resp, the answer to req, matches the ban_pattern
+// of req's site: the site refused the crawl (a ban or captcha page). A
+// proxy pool counts it against the proxy that got it.
+func (p *Policy) Banned(req *fetch.Request, resp *fetch.Response) bool {
+	if p == nil || resp == nil {
+		return false
+	}
+	re := p.Rules.ForURL(req.URL).BanPattern
+	return re != nil && re.Match(resp.Body)
+}
+
 // Renders reports whether the page at u is rendered: as its rules say
 // (render), else dflt. A crawler/render Fetcher's Render may be
 // func(u string) bool { return p.Renders(u, false) }: render = true takes

@@ -1,6 +1,9 @@
 package sites
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
 
 // Site is the settings of a [[site]] entry, or the effective settings for
 // a URL: the fields of every matching entry, the most specific first. A
@@ -28,6 +31,10 @@ type Site struct {
 	Deny         []string          // path prefixes that are out
 	IgnoreRobots *bool             // skip robots.txt (and its Crawl-delay)
 	Login        *Login            // log in before crawling
+	// BanPattern, matched against a response's body, tells that the
+	// site refused the crawl (a ban or a captcha page): a proxy pool
+	// counts it against the proxy that got it.
+	BanPattern *regexp.Regexp
 }
 
 // BasicAuth is HTTP Basic credentials. The file names an environment
@@ -67,6 +74,7 @@ func merge(parent, s Site) Site {
 	pick(&s.Cookies, parent.Cookies)
 	pick(&s.IgnoreRobots, parent.IgnoreRobots)
 	pick(&s.Login, parent.Login)
+	pick(&s.BanPattern, parent.BanPattern)
 	if s.IgnoreQuery == nil {
 		s.IgnoreQuery = parent.IgnoreQuery
 	}

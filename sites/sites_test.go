@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"crawler/fetch"
 	"crawler/sites"
 )
 
@@ -305,6 +306,7 @@ func TestErrors(t *testing.T) {
 		{"unknown key", "[[site]]\nmatch = \"a\"\n\n[[site]]\nmatch = \"b\"\nper-host = 3\n", `t.toml:6: site.per-host: unknown key (did you mean "per_host"?)`},
 		{"key case", "[[site]]\nmatch = \"a\"\nDelay = \"1s\"\n", `t.toml:3: site.Delay: unknown key (did you mean "delay"?)`},
 		{"keys in a multi-line string", "[[site]]\nmatch = \"a\"\n[site.login]\nurl = \"http://a/\"\nsuccess = { cookie = \"s\" }\n[site.login.fields]\na = \"\"\"\ndelay = \"x\"\n[[site]]\nmatch = 'c'\n\"\"\"\n[[site]]\nmatch = \"b\" # delay = \"y\"\n'delay' = \"z\"\n", `t.toml:14: site.delay: "z" is not a duration`},
+		{"bad ban_pattern", "[[site]]\nmatch = \"a\"\nban_pattern = \"(captcha\"\n", `t.toml:3: site.ban_pattern: "(captcha" is not a regular expression`},
 		{"bad selector", "[[site]]\nmatch = \"a\"\n[site.login]\nurl = \"http://a/\"\nfields = { a = \"b\" }\nsuccess = { selector = \"a[\" }\n", `t.toml:6: site.login.success.selector: "a[" is not a CSS selector`},
 		{"bad form selector", "[[site]]\nmatch = \"a\"\n[site.login]\nurl = \"http://a/\"\nform = \"#\"\nfields = { a = \"b\" }\nsuccess = { cookie = \"s\" }\n", `t.toml:5: site.login.form: "#" is not a CSS selector`},
 		{"inline array of sites", "site = [\n  { match = \"a\" },\n  { match = \"b\", delay = \"x\" },\n]\n", `t.toml:3: site.delay: "x" is not a duration`},
@@ -358,5 +360,45 @@ func TestErrors(t *testing.T) {
 				t.Errorf("%T is not a *sites.Error", err)
 			}
 		})
+	}
+}
+
+// ban_pattern is compiled when loading and inherited like any field.
+func TestBanPattern(t *testing.T) {
+	rules, err := sites.Load("t.toml", []byte("[[site]]\nmatch = \"*.shop.example\"\nban_pattern = \"(?i)captcha|access denied\"\n[[site]]\nmatch = \"a.shop.example\"\ndelay = \"1s\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rules.ForURL("https://a.shop.example/x")
+	if s.BanPattern == nil || !s.BanPattern.MatchString("<h1>Please solve the CAPTCHA</h1>") || s.BanPattern.MatchString("<p>a page") {
+		t.Errorf("ban_pattern of a.shop.example: %v", s.BanPattern)
+	}
+}
+
+// Policy.Banned matches a response's body against its site's ban_pattern.
+func TestPolicyBanned(t *testing.T) {
+	rules, err := sites.Load("t.toml", []byte("[[site]]\nmatch = \"shop.example\"\nban_pattern = \"captcha\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &sites.Policy{Rules: rules}
+	ban := &fetch.Response{Body: []byte("solve the captcha")}
+	for _, tc := range []struct {
+		url  string
+		resp *fetch.Response
+		want bool
+	}{
+		{"https://shop.example/a", ban, true},
+		{"https://shop.example/a", &fetch.Response{Body: []byte("a page")}, false},
+		{"https://other.example/a", ban, false},
+		{"https://shop.example/a", nil, false},
+	} {
+		if got := p.Banned(&fetch.Request{URL: tc.url}, tc.resp); got != tc.want {
+			t.Errorf("Banned(%s) = %v; want %v", tc.url, got, tc.want)
+		}
+	}
+	var none *sites.Policy
+	if none.Banned(&fetch.Request{URL: "https://shop.example/"}, ban) {
+		t.Error("a nil Policy bans")
 	}
 }
