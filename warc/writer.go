@@ -2,7 +2,6 @@ package warc
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
@@ -20,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/flate"
 
 	"crawler/fetch"
 )
