@@ -189,25 +189,42 @@ func proxyOf(req *http.Request) (*url.URL, error) {
 // init checks the pool's proxies against policy and makes their states.
 func (p *ProxyPool) init(policy *AddressPolicy) {
 	p.once.Do(func() {
-		if len(p.Proxies) == 0 && !p.Direct {
-			p.initErr = errors.New("fetch: a ProxyPool without proxies (and without Direct)")
-			return
-		}
-		switch p.Rotate {
-		case "", Sticky, RoundRobin:
-		default:
-			p.initErr = fmt.Errorf("fetch: ProxyPool.Rotate %q is neither %q nor %q", p.Rotate, Sticky, RoundRobin)
+		if p.initErr = p.Validate(policy); p.initErr != nil {
 			return
 		}
 		for _, u := range p.Proxies {
-			if err := checkProxyURL(u, policy); err != nil {
-				p.initErr = err
-				return
-			}
 			p.proxies = append(p.proxies, &proxyState{url: u, name: u.Redacted(), addr: proxyHostPort(u)})
 		}
 		p.moved = make(map[string]int)
 	})
+}
+
+// Validate reports why the pool cannot serve a fetcher whose Addresses
+// policy is policy (nil: the zero policy): no proxies and no Direct, an
+// unknown Rotate, a proxy URL that is not http, https, socks5 or socks5h
+// or has no host, or whose host is a literal address or localhost name
+// that policy refuses (wrapping [ErrBlockedAddress]). A proxy named by a
+// host name is checked when dialled. An [HTTPFetcher] whose pool does
+// not validate fails every fetch with the error; a program can call
+// Validate first to report it at once.
+func (p *ProxyPool) Validate(policy *AddressPolicy) error {
+	if policy == nil {
+		policy = &AddressPolicy{}
+	}
+	if len(p.Proxies) == 0 && !p.Direct {
+		return errors.New("fetch: a ProxyPool without proxies (and without Direct)")
+	}
+	switch p.Rotate {
+	case "", Sticky, RoundRobin:
+	default:
+		return fmt.Errorf("fetch: ProxyPool.Rotate %q is neither %q nor %q", p.Rotate, Sticky, RoundRobin)
+	}
+	for _, u := range p.Proxies {
+		if err := checkProxyURL(u, policy); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkProxyURL returns why u cannot be a proxy of a fetcher with policy,
@@ -228,7 +245,7 @@ func checkProxyURL(u *url.URL, policy *AddressPolicy) error {
 	// checkURL judges http(s) URLs by their port: give it the proxy's.
 	probe := &url.URL{Scheme: "http", Host: proxyHostPort(u)}
 	if err := policy.checkURL(probe); err != nil {
-		return fmt.Errorf("fetch: proxy %s: %w", u.Redacted(), err)
+		return fmt.Errorf("proxy %s: %w", u.Redacted(), err)
 	}
 	return nil
 }
