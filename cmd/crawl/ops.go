@@ -56,6 +56,9 @@ func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*
 			labels = prometheus.Labels{"node": o.node}
 		}
 		reg.MustRegister(metrics.NewCollector(cr.c, metrics.Options{ConstLabels: labels}))
+		if o.proxies.pool != nil {
+			reg.MustRegister(metrics.NewProxyCollector(o.proxies.pool, metrics.Options{ConstLabels: labels}))
+		}
 		ops.server = &http.Server{
 			Handler: ops.monitor.Handler(status.ServerOptions{
 				Token:   o.httpToken,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"crawler/internal/proxytest"
 )
@@ -103,5 +106,47 @@ func TestProxyFlagErrors(t *testing.T) {
 	}
 	if r := runCrawl(t, nil, "-proxy", "http://10.0.0.1:3128", "-allow", "10.0.0.1", "-demo"); r.code != 2 || !strings.Contains(r.stderr, "-demo crawls its own web") {
 		t.Errorf("-demo with -proxy: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// With -http, /metrics gives each proxy's counts while the crawl runs.
+func TestProxyMetrics(t *testing.T) {
+	t.Parallel()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		var page int
+		fmt.Sscanf(r.URL.Path, "/%d", &page)
+		fmt.Fprintf(w, `<a href="/%d">next</a>`, page+1) // endless: the crawl lasts until stopped
+	}))
+	t.Cleanup(origin.Close)
+	p := proxytest.NewHTTP(t, origin.Listener.Addr().String(), proxytest.Healthy, false)
+	var stdout bytes.Buffer
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"-delay", "20ms", "-progress", "-1s", "-http", "127.0.0.1:0",
+			"-allow", p.URL.Host, "-proxy", p.URL.String(), "-json", "http://site.test/0"}, &stdout, &stderr)
+	}()
+	base := statusURL(t, &stderr, done)
+	series := `crawler_proxy_requests_total{proxy="` + p.URL.String() + `"}`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := get(t, http.MethodGet, base+"metrics", "")
+		if code != http.StatusOK {
+			t.Fatalf("GET /metrics = %d: %s", code, body)
+		}
+		if i := bytes.Index(body, []byte(series+" ")); i >= 0 && !bytes.HasPrefix(body[i+len(series)+1:], []byte("0\n")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s above 0 in /metrics:\n%s", series, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get(t, http.MethodPost, base+"control/stop", ""); code/100 != 2 {
+		t.Fatalf("stop: %d %s", code, body)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
