@@ -109,7 +109,8 @@ func TestProxyFlagErrors(t *testing.T) {
 	}
 }
 
-// With -http, /metrics gives each proxy's counts while the crawl runs.
+// With -http, /metrics and /status.json give each proxy's counts while
+// the crawl runs.
 func TestProxyMetrics(t *testing.T) {
 	t.Parallel()
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -142,6 +143,16 @@ func TestProxyMetrics(t *testing.T) {
 			t.Fatalf("no %s above 0 in /metrics:\n%s", series, body)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	code, body := get(t, http.MethodGet, base+"status.json", "")
+	var snap struct {
+		Proxies []struct {
+			Proxy    string `json:"proxy"`
+			Requests int64  `json:"requests"`
+		} `json:"proxies"`
+	}
+	if err := json.Unmarshal(body, &snap); code != http.StatusOK || err != nil || len(snap.Proxies) != 1 || snap.Proxies[0].Proxy != p.URL.String() || snap.Proxies[0].Requests == 0 {
+		t.Errorf("GET /status.json = %d, %v: proxies %+v", code, err, snap.Proxies)
 	}
 	if code, body := get(t, http.MethodPost, base+"control/stop", ""); code/100 != 2 {
 		t.Fatalf("stop: %d %s", code, body)
