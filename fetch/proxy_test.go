@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"crawler/fetch"
+	"crawler/internal/dnstest"
 	"crawler/internal/proxytest"
 )
 
@@ -362,6 +363,22 @@ func TestProxyAddressPolicy(t *testing.T) {
 	if n := p.Requests.Load(); n != 0 {
 		t.Errorf("the proxy got %d requests, want none", n)
 	}
+
+	// A proxy named: the address its name resolves to is checked when
+	// dialled, and a refusal is not the proxy's failure.
+	dns := dnstest.New(t, map[string][]netip.Addr{"proxy.test": {loop4}})
+	named := &url.URL{Scheme: "http", Host: "proxy.test:" + p.URL.Port()}
+	pool := &fetch.ProxyPool{Proxies: []*url.URL{named}}
+	f = &fetch.HTTPFetcher{DNS: &fetch.DNSCache{Resolver: dns.Resolver()}, Proxies: pool}
+	if _, err := pget(t, f, "http://a.test/"); !errors.Is(err, fetch.ErrBlockedAddress) || !strings.Contains(err.Error(), "for proxy.test") {
+		t.Errorf("a proxy whose name resolves to loopback, not allowed: %v", err)
+	}
+	if st := pool.Stats()[0]; st.Failures != 0 || p.Requests.Load() != 0 {
+		t.Errorf("%+v, %d requests at the proxy: want no failure counted, nothing sent", st, p.Requests.Load())
+	}
+	f = &fetch.HTTPFetcher{DNS: &fetch.DNSCache{Resolver: dns.Resolver()}, Addresses: fetch.AddressPolicy{AllowHosts: []string{"proxy.test"}},
+		Proxies: &fetch.ProxyPool{Proxies: []*url.URL{named}}}
+	wantBody(t, f, "http://a.test/", "host=a.test path=/")
 
 	// Bad configurations.
 	for _, pool := range []*fetch.ProxyPool{
