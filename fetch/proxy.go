@@ -164,6 +164,7 @@ type proxyState struct {
 	url      *url.URL
 	name     string // url, its password redacted
 	addr     string // host:port, as dialled
+	seed     uint64 // the hash of addr, for rendezvous hashing
 	requests int64
 	failures int64
 	bans     int64
@@ -193,7 +194,11 @@ func (p *ProxyPool) init(policy *AddressPolicy) {
 			return
 		}
 		for _, u := range p.Proxies {
-			p.proxies = append(p.proxies, &proxyState{url: u, name: u.Redacted(), addr: proxyHostPort(u)})
+			s := &proxyState{url: u, name: u.Redacted(), addr: proxyHostPort(u)}
+			h := fnv.New64a()
+			h.Write([]byte(s.addr))
+			s.seed = mix(h.Sum64())
+			p.proxies = append(p.proxies, s)
 		}
 		p.moved = make(map[string]int)
 	})
@@ -384,13 +389,12 @@ func (p *ProxyPool) soonest(now time.Time) time.Duration {
 // whose hash with the host is highest, so that hosts spread evenly and a
 // host's proxy depends only on the host and the list.
 func (p *ProxyPool) hashed(host string) int {
+	h := fnv.New64a()
+	h.Write([]byte(host))
+	hh := h.Sum64()
 	best, bestScore := 0, uint64(0)
 	for i, s := range p.proxies {
-		h := fnv.New64a()
-		h.Write([]byte(s.addr))
-		h.Write([]byte{0})
-		h.Write([]byte(host))
-		if score := mix(h.Sum64()); i == 0 || score > bestScore {
+		if score := mix(hh ^ s.seed); i == 0 || score > bestScore {
 			best, bestScore = i, score
 		}
 	}
