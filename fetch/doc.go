@@ -46,6 +46,18 @@
 // package warc). Recording copies the transport, speaks HTTP/1.1 only,
 // and does TLS itself to record above it.
 //
+// # Proxies
+//
+// An [HTTPFetcher] with a [ProxyPool] sends each request through one of
+// its proxies (http, https or socks5): the same for a host while it
+// serves it well ([Sticky]), or each in turn ([RoundRobin]). Failures and
+// bans (403, 429, 503, 407, or what the pool's Banned hook reports) fail
+// the fetch with a [*ProxyError] and move the host to another proxy, so
+// the crawler's retry, paced like any request to the host, goes out
+// another way; a proxy failing several times in a row is benched, for
+// longer each time, and when all are benched fetches wait. The proxies'
+// own addresses must be allowed by the fetcher's [AddressPolicy].
+//
 // # DNS caching
 //
 // [DNSCache] looks a host's name up once per [DefaultDNSTTL] (5 minutes) and

@@ -155,6 +155,16 @@ type HTTPFetcher struct {
 	// a nil Client, the transport made dials through it. Nil: with a nil
 	// Client, a cache of the fetcher's own.
 	DNS *DNSCache
+	// Proxies, if not nil, is the pool of proxies the requests go
+	// through (see [ProxyPool]): each request is sent through the proxy
+	// the pool picks for it, and the pool hears how it went. The
+	// Client's Transport must then be an *http.Transport (nil means
+	// [NewTransport]); the fetcher uses a copy whose Proxy is the pool's,
+	// whatever the Transport's was. Unlike a proxy of the Transport, the
+	// pool's are not trusted: their addresses must be ones Addresses
+	// allows. Nil: the Transport's Proxy, if any, trusted (see
+	// [AddressPolicy]). A pool serves one fetcher.
+	Proxies *ProxyPool
 
 	once      sync.Once
 	client    *http.Client
@@ -277,7 +287,18 @@ func (f *HTTPFetcher) init() {
 			f.transport = recordingTransport(t)
 		}
 	}
-	if t, ok := f.transport.(*http.Transport); ok && t.Proxy != nil {
+	if f.Proxies != nil {
+		t, ok := f.transport.(*http.Transport)
+		if !ok {
+			f.initErr = fmt.Errorf("fetch: Proxies need the Client's Transport to be an *http.Transport, not %T", f.transport)
+		} else {
+			t = t.Clone()
+			t.Proxy = proxyOf
+			f.transport = t
+		}
+		f.Proxies.init(&f.Addresses)
+		f.initErr = cmp.Or(f.initErr, f.Proxies.initErr)
+	} else if t, ok := f.transport.(*http.Transport); ok && t.Proxy != nil {
 		f.proxied = true
 	}
 	c.Transport = hideBadLocation{f.transport}
@@ -330,18 +351,6 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if f.initErr != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: f.initErr}
 	}
-	if f.Timeout >= 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cmp.Or(f.Timeout, DefaultTimeout))
-		defer cancel()
-	}
-
-	dp := f.direct
-	if f.proxied {
-		dp = &dialPolicy{policy: &f.Addresses}
-	}
-	var badLocation []string // a Location that does not parse, taken out by hideBadLocation
-	ctx = context.WithValue(context.WithValue(ctx, dialPolicyKey{}, dp), badLocationKey{}, &badLocation)
 	var reqBody io.Reader
 	if req.Body != nil {
 		reqBody = bytes.NewReader(req.Body)
@@ -353,6 +362,30 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	if err := f.Addresses.checkURL(hreq.URL); err != nil {
 		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
+	var px *proxyState // the pool's proxy of the request; nil if none
+	if f.Proxies != nil {
+		// Waiting for a proxy back from its bench is not the fetch's
+		// time: the Timeout starts after.
+		if px, err = f.Proxies.pick(ctx, hostKey(hreq.URL)); err != nil {
+			return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
+		}
+	}
+	if f.Timeout >= 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cmp.Or(f.Timeout, DefaultTimeout))
+		defer cancel()
+	}
+
+	dp := f.direct // the pool's proxies are dialled under the policy, as any server
+	if f.proxied {
+		dp = &dialPolicy{policy: &f.Addresses}
+	}
+	var badLocation []string // a Location that does not parse, taken out by hideBadLocation
+	ctx = context.WithValue(context.WithValue(ctx, dialPolicyKey{}, dp), badLocationKey{}, &badLocation)
+	if px != nil {
+		ctx = context.WithValue(ctx, proxyKey{}, px)
+	}
+	hreq = hreq.WithContext(ctx)
 	if f.proxied {
 		dp.proxy = proxyAddr(f.transport, hreq)
 	}
@@ -384,11 +417,19 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	hresp, err := client.Do(hreq)
 	if err != nil {
-		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: unwrapURLError(err)}
+		err = unwrapURLError(err)
+		if px != nil {
+			err = f.proxyFailed(px, hreq.URL, err)
+		}
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: err}
 	}
 	defer hresp.Body.Close()
 	if len(badLocation) > 0 {
 		hresp.Header["Location"] = badLocation
+	}
+	if px != nil && hresp.StatusCode == http.StatusProxyAuthRequired {
+		f.Proxies.report(px, hostKey(hreq.URL), true, false)
+		return nil, &FetchError{Op: "fetch", URL: req.URL, Err: &ProxyError{Proxy: px.name, Status: hresp.StatusCode, Err: ErrProxyAuth}}
 	}
 
 	limit := cmp.Or(req.MaxBytes, f.MaxBodyBytes, DefaultMaxBodyBytes)
@@ -397,21 +438,43 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, req *Request) (*Response, error
 	}
 	body, truncated, err := readBody(hresp.Body, hresp.ContentLength, limit)
 	if err != nil {
+		if px != nil {
+			err = f.proxyFailed(px, hreq.URL, err)
+		}
 		return nil, &FetchError{Op: "read body", URL: req.URL, Err: err}
+	}
+	resp := &Response{
+		URL:       req.URL,
+		Status:    hresp.StatusCode,
+		Header:    hresp.Header,
+		Body:      body,
+		Truncated: truncated,
+	}
+	if px != nil {
+		banned := f.Proxies.banned(req, resp)
+		f.Proxies.report(px, hostKey(hreq.URL), banned, banned)
+		if banned {
+			return nil, &FetchError{Op: "fetch", URL: req.URL, Err: &ProxyError{Proxy: px.name, Status: resp.Status, Err: ErrProxyBanned}}
+		}
 	}
 	if rec != nil {
 		if err := f.record(ctx, rec, req.URL, start, truncated); err != nil {
 			return nil, &FetchError{Op: "record", URL: req.URL, Err: err}
 		}
 	}
-	return &Response{
-		URL:       req.URL,
-		Status:    hresp.StatusCode,
-		Header:    hresp.Header,
-		Body:      body,
-		Truncated: truncated,
-		Duration:  time.Since(start),
-	}, nil
+	resp.Duration = time.Since(start)
+	return resp, nil
+}
+
+// proxyFailed tells the pool of err, the failure of a request to u
+// through px, and returns it wrapped in a *ProxyError. A cancelled
+// fetch, or an address the policy refused, is not the proxy's fault and
+// is not counted against it.
+func (f *HTTPFetcher) proxyFailed(px *proxyState, u *url.URL, err error) error {
+	if !errors.Is(err, ErrBlockedAddress) && !errors.Is(err, context.Canceled) {
+		f.Proxies.report(px, hostKey(u), true, false)
+	}
+	return &ProxyError{Proxy: px.name, Err: err}
 }
 
 // record hands what rec recorded of the fetch of url, sent at start, to

@@ -21,6 +21,8 @@ const (
 	KindCanceled       = "canceled"         // the fetch's context was cancelled
 	KindBlockedAddress = "blocked-address"  // refused before sending: the address is not allowed (see AddressPolicy)
 	KindHeaderTooLarge = "header-too-large" // the response header passed the transport's limit (NewTransport: 256 KiB)
+	KindProxyBanned    = "proxy-banned"     // the answer through a proxy of a ProxyPool was a ban (ErrProxyBanned)
+	KindProxyAuth      = "proxy-auth"       // a proxy of a ProxyPool answered 407 (ErrProxyAuth)
 	KindOther          = "other"            // anything else
 )
 
@@ -45,6 +47,10 @@ func ErrorKind(err error) string {
 		return ""
 	case errors.Is(err, ErrBlockedAddress):
 		return KindBlockedAddress
+	case errors.Is(err, ErrProxyBanned):
+		return KindProxyBanned
+	case errors.Is(err, ErrProxyAuth):
+		return KindProxyAuth
 	case strings.Contains(err.Error(), "server response headers exceeded"): // net/http has no sentinel
 		return KindHeaderTooLarge
 	case errors.Is(err, context.Canceled):

@@ -198,7 +198,7 @@ var statusClasses = [...]string{"2xx", "3xx", "4xx", "5xx", "other"}
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
 	fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
 	crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
-	fetch.KindHeaderTooLarge, fetch.KindOther}
+	fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindOther}
 
 // trapRules are the trap rules exported even while their count is 0.
 var trapRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
@@ -346,4 +346,72 @@ func (h *leastBusyFirst) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// ProxySource is what a proxy collector reads at each scrape: a
+// [*fetch.ProxyPool] satisfies it. Stats must be safe to call at any time.
+type ProxySource interface {
+	Stats() []fetch.ProxyStats
+}
+
+var _ ProxySource = (*fetch.ProxyPool)(nil)
+
+// NewProxyCollector returns a collector of the counts of src's proxies,
+// which it reads at each scrape, one series of each per proxy, labelled
+// proxy with its URL (the password redacted):
+//
+//	crawler_proxy_requests_total  requests sent through the proxy
+//	crawler_proxy_failures_total  of which got no answer, or a 407
+//	crawler_proxy_bans_total      of which were answered with a ban
+//	crawler_proxy_benched_total   times the proxy was benched
+//	crawler_proxy_benched_seconds time left on its bench; 0 if not benched
+//
+// Options are read as by NewCollector (TopHosts aside); register it
+// beside the crawl's collector. It is safe for concurrent use.
+func NewProxyCollector(src ProxySource, opts Options) prometheus.Collector {
+	ns := cmp.Or(opts.Namespace, DefaultNamespace)
+	if !validNamespace(ns) {
+		err := fmt.Errorf("metrics: Namespace %q: want ASCII letters, digits and underscores, not starting with a digit", ns)
+		return invalidCollector{prometheus.NewInvalidDesc(err), err}
+	}
+	desc := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName(ns, "proxy", name), help, []string{"proxy"}, opts.ConstLabels)
+	}
+	return &proxyCollector{src: src,
+		requests: desc("requests_total", "Requests sent through the proxy."),
+		failures: desc("failures_total", "Requests through the proxy that got no answer, or a 407."),
+		bans:     desc("bans_total", "Requests through the proxy answered with a ban (403, 429, 503, a ban pattern)."),
+		benched:  desc("benched_total", "Times the proxy was benched."),
+		left:     desc("benched_seconds", "Time left on the proxy's bench; 0 if it is not benched."),
+	}
+}
+
+// proxyCollector is the prometheus.Collector of NewProxyCollector.
+type proxyCollector struct {
+	src                                     ProxySource
+	requests, failures, bans, benched, left *prometheus.Desc
+}
+
+// Describe sends the descriptors of every metric the collector exports.
+func (c *proxyCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.requests, c.failures, c.bans, c.benched, c.left} {
+		ch <- d
+	}
+}
+
+// Collect reads the source once and sends its figures.
+func (c *proxyCollector) Collect(ch chan<- prometheus.Metric) {
+	now := time.Now()
+	for _, s := range c.src.Stats() {
+		p := labelValue(s.Proxy)
+		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(s.Requests), p)
+		ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(s.Failures), p)
+		ch <- prometheus.MustNewConstMetric(c.bans, prometheus.CounterValue, float64(s.Bans), p)
+		ch <- prometheus.MustNewConstMetric(c.benched, prometheus.CounterValue, float64(s.Benched), p)
+		left := 0.0
+		if s.BenchedUntil.After(now) {
+			left = s.BenchedUntil.Sub(now).Seconds()
+		}
+		ch <- prometheus.MustNewConstMetric(c.left, prometheus.GaugeValue, left, p)
+	}
 }

@@ -296,7 +296,7 @@ var (
 	knownKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
 		fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
 		crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
-		fetch.KindHeaderTooLarge, fetch.KindOther}
+		fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindOther}
 	knownRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
 		traps.HostBudget, traps.QueryValues, traps.Duplicates}
 )

@@ -88,6 +88,10 @@ type Options struct {
 	// TopHosts is the number of rows of each host table. 0:
 	// DefaultTopHosts (10); negative: no host tables.
 	TopHosts int
+	// Proxies, if not nil, is the pool of proxies the crawl's fetcher
+	// sends through (a *fetch.ProxyPool), whose counts the page shows.
+	// Nil: no proxy table.
+	Proxies interface{ Stats() []fetch.ProxyStats }
 }
 
 // Monitor samples a Crawler's counters over time and records its last
@@ -101,6 +105,7 @@ type Monitor struct {
 	maxPages int64
 	node     string
 	topHosts int
+	proxies  interface{ Stats() []fetch.ProxyStats } // nil: none
 	started  time.Time
 	origin   Sample // the counters at New: the baseline of the first sample
 
@@ -135,8 +140,20 @@ type Snapshot struct {
 	BackingOff      []HostRow   `json:"backing_off"`      // failed last, not retired; most failures in a row first (once finished: those whose last request failed)
 	RecentPages     []PageRow   `json:"recent_pages"`     // pages with a response, newest first
 	RecentErrors    []PageRow   `json:"recent_errors"`    // failures (see Monitor.Wrap), newest first
+	Proxies         []ProxyRow  `json:"proxies"`          // Options.Proxies' counts, in its order
 	Origin          Sample      `json:"origin"`           // the counters when the Monitor was made (T 0), the baseline of Samples[0]
 	Samples         []Sample    `json:"samples"`          // oldest first, merged in pairs past Options.MaxSamples
+}
+
+// ProxyRow is a proxy's line of the proxy table: the counts of
+// fetch.ProxyStats.
+type ProxyRow struct {
+	Proxy        string     `json:"proxy"`         // its URL, the password redacted
+	Requests     int64      `json:"requests"`      // sent through it
+	Failures     int64      `json:"failures"`      // of which got no answer, or a 407
+	Bans         int64      `json:"bans"`          // of which were answered with a ban
+	Benched      int64      `json:"benched"`       // times it was benched
+	BenchedUntil *time.Time `json:"benched_until"` // the end of its bench; null if not benched
 }
 
 // FetchTime summarizes the response times of a crawl, in seconds: bucket
@@ -206,6 +223,7 @@ func New(c *crawler.Crawler, opts Options) *Monitor {
 		maxPages: max(opts.MaxPages, 0),
 		node:     opts.Node,
 		topHosts: politeness.Or(opts.TopHosts, DefaultTopHosts),
+		proxies:  opts.Proxies,
 		started:  time.Now(),
 		stride:   1,
 	}
@@ -440,6 +458,16 @@ func (m *Monitor) Snapshot() Snapshot {
 	finished := s.State == StateFinished
 	s.Hosts = hostSummaryOf(politeness.SummarizeHosts(hosts, now), finished)
 	s.Busiest, s.Slowest, s.Failing, s.BackingOff = m.hostTables(hosts, now, finished)
+	s.Proxies = []ProxyRow{}
+	if m.proxies != nil {
+		for _, p := range m.proxies.Stats() {
+			row := ProxyRow{Proxy: p.Proxy, Requests: p.Requests, Failures: p.Failures, Bans: p.Bans, Benched: p.Benched}
+			if !p.BenchedUntil.IsZero() {
+				row.BenchedUntil = &p.BenchedUntil
+			}
+			s.Proxies = append(s.Proxies, row)
+		}
+	}
 	if m.maxPages > 0 {
 		s.Progress = min(float64(stats.Requests)/float64(m.maxPages), 1)
 		s.ETASeconds = m.eta(s, stats.Requests)

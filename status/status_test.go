@@ -346,7 +346,7 @@ func TestJSONFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"time", "state", "node", "started", "interval_seconds", "max_pages", "progress", "eta_seconds", "fetch_time",
-		"stats", "hosts", "busiest", "slowest", "failing", "backing_off", "recent_pages", "recent_errors", "origin", "samples"}
+		"stats", "hosts", "busiest", "slowest", "failing", "backing_off", "recent_pages", "recent_errors", "proxies", "origin", "samples"}
 	if got := slices.Sorted(maps.Keys(top)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("top-level fields %v, want %v", got, want)
 	}

@@ -49,6 +49,7 @@ type options struct {
 	pacing             politeness.Pacing
 	traps              traps.Config
 	addresses          addressFlags
+	proxies            proxyFlags // -proxy, -proxies, -proxy-rotate; validate makes the pool
 	hostStats          string
 	sameHost, demo     bool
 	ignoreRobots       bool
@@ -241,6 +242,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.renderTabs, "render-tabs", render.DefaultTabs, "with -render or -render-hosts: pages rendered at once, each in a tab of one browser (0: the default; negative: an error)")
 	registerTraps(fs, &o.traps)
 	o.addresses.register(fs)
+	o.proxies.register(fs)
 }
 
 // flagSet reports whether the flag called name was given.
@@ -301,6 +303,10 @@ func (o *options) validate() error {
 			errs = append(errs, fmt.Errorf("-sites: %w", err))
 		}
 	}
+	if err := o.proxies.load(&o.addresses.policy); err != nil {
+		errs = append(errs, err)
+	}
+	check(!o.demo || len(o.proxies.urls) == 0, "-proxy, -proxies: -demo crawls its own web on loopback, not through proxies")
 	if i := controlChar(o.userAgent); i >= 0 {
 		errs = append(errs, fmt.Errorf("-user-agent: control character %q at byte %d; a header value cannot carry one", o.userAgent[i], i))
 	}

@@ -496,6 +496,9 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 	workers := cmp.Or(o.workers, crawler.DefaultWorkers)
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = max(tr.MaxIdleConns, workers), max(tr.MaxIdleConnsPerHost, workers)
 	f = &fetch.HTTPFetcher{Client: &http.Client{Transport: tr}, DNS: dns, Addresses: o.addresses.policy}
+	if o.proxies.pool != nil {
+		f.Proxies = o.proxies.pool // in place of the environment's proxy
+	}
 	if o.cookies || sitesWantCookies(o.sites) {
 		f.Jar = cmp.Or(o.cookieJar, &cookies.Jar{}) // the -cookie-file's, or an empty one
 	}
@@ -553,7 +556,7 @@ func (cr *crawl) finish(runErr error) error {
 	}
 	st := cr.c.Stats()
 	if cr.o.json {
-		errs = append(errs, writeJSONSummary(cr.stdout, st, cr.total, stopped != nil))
+		errs = append(errs, writeJSONSummary(cr.stdout, st, cr.total, stopped != nil, cr.o.proxies.proxyStats()))
 	} else {
 		var cause error
 		if stopped != nil {
@@ -561,6 +564,7 @@ func (cr *crawl) finish(runErr error) error {
 		}
 		if cr.ran {
 			writeTextSummary(cr.con, st, cause)
+			writeProxyStats(cr.con, cr.o.proxies.proxyStats())
 		}
 		if cr.total != nil {
 			fmt.Fprintf(cr.con, "crawl: the whole crawl in %s, every run: %s\n", cr.o.state, cr.total)

@@ -40,7 +40,11 @@ func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*
 	if o.http == "" && o.report == "" {
 		return nil, nil
 	}
-	ops := &operations{monitor: status.New(cr.c, status.Options{MaxPages: o.maxPages, Node: o.node}), con: cr.con, reportPath: o.report}
+	opts := status.Options{MaxPages: o.maxPages, Node: o.node}
+	if o.proxies.pool != nil {
+		opts.Proxies = o.proxies.pool
+	}
+	ops := &operations{monitor: status.New(cr.c, opts), con: cr.con, reportPath: o.report}
 	if o.http != "" {
 		addr, err := status.CheckAddr(o.http, o.httpToken)
 		if err != nil {
@@ -56,6 +60,9 @@ func startOperations(ctx context.Context, o *options, cr *crawl, stop func()) (*
 			labels = prometheus.Labels{"node": o.node}
 		}
 		reg.MustRegister(metrics.NewCollector(cr.c, metrics.Options{ConstLabels: labels}))
+		if o.proxies.pool != nil {
+			reg.MustRegister(metrics.NewProxyCollector(o.proxies.pool, metrics.Options{ConstLabels: labels}))
+		}
 		ops.server = &http.Server{
 			Handler: ops.monitor.Handler(status.ServerOptions{
 				Token:   o.httpToken,

@@ -236,7 +236,8 @@ func writeHostStats(out *output, hosts []politeness.HostStats) error {
 type summary struct {
 	Interrupted bool `json:"interrupted"`
 	status.Stats
-	Total *summary `json:"total,omitempty"` // with -state: every run's counters, the state's gauges
+	Proxies []proxyStat `json:"proxies,omitempty"` // with -proxy or -proxies: each proxy's counts
+	Total   *summary    `json:"total,omitempty"`   // with -state: every run's counters, the state's gauges
 }
 
 // summaryOf is the -json summary of s.
@@ -245,11 +246,13 @@ func summaryOf(s crawler.Stats, interrupted bool) summary {
 }
 
 // writeJSONSummary writes the -json summary of s to stdout, with total,
-// the whole crawl's under -state, if not nil.
-func writeJSONSummary(stdout io.Writer, s crawler.Stats, total *crawler.Stats, interrupted bool) error {
+// the whole crawl's under -state, if not nil, and proxies, the counts of
+// the run's proxies.
+func writeJSONSummary(stdout io.Writer, s crawler.Stats, total *crawler.Stats, interrupted bool, proxies []proxyStat) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	sum := summaryOf(s, interrupted)
+	sum.Proxies = proxies
 	if total != nil {
 		t := summaryOf(*total, interrupted || total.Frontier > 0)
 		sum.Total = &t
