@@ -33,7 +33,8 @@ const (
 // errorKinds are the kinds counted.
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
-	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
+	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth,
+	sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
 
 // ErrorKind classifies a page's error into a Kind of this package or of
 // package fetch (fetch.KindDNS for a host retired as its name is unknown).

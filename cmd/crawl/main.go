@@ -454,6 +454,9 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 	}
 	if o.sites != nil {
 		c.Sites = &sites.Policy{Rules: o.sites, NoCookies: !o.cookies}
+		if o.proxies.pool != nil {
+			o.proxies.pool.Banned = c.Sites.Banned // a site's ban_pattern counts against the proxy
+		}
 	}
 	if o.nearDups {
 		c.NearDuplicates = &simhash.Config{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}

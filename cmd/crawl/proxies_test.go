@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,5 +160,42 @@ func TestProxyMetrics(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A site's ban_pattern (-sites) counts a ban page served with 200 against
+// the proxy that got it: the page is fetched again through another.
+func TestProxyBanPattern(t *testing.T) {
+	t.Parallel()
+	var served atomic.Int64
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if served.Add(1) == 1 {
+			fmt.Fprint(w, `<p>Please solve the CAPTCHA`)
+			return
+		}
+		fmt.Fprint(w, `<p>the page`)
+	}))
+	t.Cleanup(origin.Close)
+	target := origin.Listener.Addr().String()
+	one := proxytest.NewHTTP(t, target, proxytest.Healthy, false)
+	two := proxytest.NewHTTP(t, target, proxytest.Healthy, false)
+	file := filepath.Join(t.TempDir(), "sites.toml")
+	if err := os.WriteFile(file, []byte("[[site]]\nmatch = \"site.test\"\nban_pattern = \"(?i)captcha\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCrawl(t, nil, "-allow", one.URL.Host+","+two.URL.Host, "-delay", "-1s", "-backoff", "-1s", "-progress", "-1s",
+		"-proxy", one.URL.String(), "-proxy", two.URL.String(), "-sites", file, "-json", "http://site.test/")
+	var sum summary
+	if err := json.Unmarshal([]byte(r.stdout), &sum); r.code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	bans := sum.Proxies[0].Bans + sum.Proxies[1].Bans
+	if bans != 1 || sum.Status[200] != 1 || served.Load() != 2 {
+		t.Errorf("%d bans, statuses %v, %d served; want 1 ban, the page once (200) after the ban page", bans, sum.Status, served.Load())
 	}
 }
