@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"crawler/canon"
@@ -239,6 +240,10 @@ func (a *Archive) miss(ctx context.Context, req *fetch.Request) (*fetch.Response
 	return nil, &fetch.FetchError{Op: "replay", URL: req.URL, Err: &NotArchivedError{Dir: a.dir}}
 }
 
+// readers are the Readers of read, reset for each record: each holds
+// some 200 KiB of buffers.
+var readers = sync.Pool{New: func() any { return warc.NewReader(nil) }}
+
 // read reads the record at at.
 func (a *Archive) read(at loc) (*warc.Record, error) {
 	f := a.files[at.file]
@@ -246,7 +251,9 @@ func (a *Archive) read(at loc) (*warc.Record, error) {
 	if at.off > size {
 		return nil, fmt.Errorf("replay: %s: offset %d past the end (%d bytes): the index is stale", f.Name(), at.off, size)
 	}
-	r := warc.NewReader(io.NewSectionReader(f, at.off, size-at.off))
+	r := readers.Get().(*warc.Reader)
+	defer readers.Put(r)
+	r.Reset(io.NewSectionReader(f, at.off, size-at.off))
 	r.Start = at.off
 	for range at.skip {
 		if _, err := r.Next(); err != nil {

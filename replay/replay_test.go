@@ -112,7 +112,7 @@ func same(t *testing.T, u string, got, want *fetch.Response) {
 	}
 }
 
-func open(t *testing.T, dir string, opts replay.Options) *replay.Archive {
+func open(t testing.TB, dir string, opts replay.Options) *replay.Archive {
 	t.Helper()
 	a, err := replay.Open(dir, opts)
 	if err != nil {
