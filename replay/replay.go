@@ -184,6 +184,40 @@ func (a *Archive) Close() error {
 	return errors.Join(errs...)
 }
 
+// Replays reports whether a GET of url is answered from the archive,
+// nothing sent: it holds a capture of url, or url is a robots.txt it
+// lacks and Live is nil (see the package doc on misses). A crawler that
+// paces a host by its robots.txt request, which it makes through a
+// function that returns no [fetch.Response], asks it to know that the
+// request was replayed.
+func (a *Archive) Replays(url string) bool {
+	cn, err := a.opts.Canon.Canonical(url)
+	if err != nil {
+		return false
+	}
+	if lo, hi := a.captures(cn); lo < hi {
+		return true
+	}
+	return a.opts.Live == nil && isRobots(url)
+}
+
+// captures returns the range of a.caps of the canonical URL cn.
+func (a *Archive) captures(cn string) (lo, hi int) {
+	fp := canon.Fingerprint(cn)
+	lo, _ = slices.BinarySearchFunc(a.caps, fp, func(c capture, fp uint64) int { return cmp.Compare(c.fp, fp) })
+	hi = lo
+	for hi < len(a.caps) && a.caps[hi].fp == fp {
+		hi++
+	}
+	return lo, hi
+}
+
+// isRobots reports whether u is the URL of a robots.txt.
+func isRobots(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && p.Path == "/robots.txt" && p.RawQuery == ""
+}
+
 // Fetch answers req from the archive, or as a miss (see the package doc).
 func (a *Archive) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	if err := ctx.Err(); err != nil {
@@ -194,12 +228,7 @@ func (a *Archive) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Respons
 	if err != nil || req.Body != nil {
 		return a.miss(ctx, req)
 	}
-	fp := canon.Fingerprint(cn)
-	lo, _ := slices.BinarySearchFunc(a.caps, fp, func(c capture, fp uint64) int { return cmp.Compare(c.fp, fp) })
-	hi := lo
-	for hi < len(a.caps) && a.caps[hi].fp == fp {
-		hi++
-	}
+	lo, hi := a.captures(cn)
 	if lo == hi {
 		return a.miss(ctx, req)
 	}
@@ -234,7 +263,7 @@ func (a *Archive) miss(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if a.opts.Live != nil {
 		return a.opts.Live.Fetch(ctx, req)
 	}
-	if u, err := url.Parse(req.URL); err == nil && u.Path == "/robots.txt" && u.RawQuery == "" && req.Body == nil {
+	if isRobots(req.URL) && req.Body == nil {
 		return &fetch.Response{URL: req.URL, Status: http.StatusNotFound, Header: http.Header{}, Body: []byte{}, Replayed: true}, nil
 	}
 	return nil, &fetch.FetchError{Op: "replay", URL: req.URL, Err: &NotArchivedError{Dir: a.dir}}

@@ -186,6 +186,10 @@ func TestMiss(t *testing.T) {
 	if err != nil || robots.Status != 404 || !robots.Replayed {
 		t.Errorf("robots.txt not archived: %v %+v", err, robots)
 	}
+	if !a.Replays(s.URL+"/plain") || !a.Replays(s.URL+"/robots.txt") || a.Replays(s.URL+"/chunked") {
+		t.Errorf("Replays /plain %v, /robots.txt %v, /chunked %v; want true, true, false",
+			a.Replays(s.URL+"/plain"), a.Replays(s.URL+"/robots.txt"), a.Replays(s.URL+"/chunked"))
+	}
 
 	dir2 := t.TempDir()
 	w, err := warc.NewWriter(dir2, warc.Options{})
@@ -194,6 +198,9 @@ func TestMiss(t *testing.T) {
 	}
 	liveF := &fetch.HTTPFetcher{Addresses: loopback, Recorder: w}
 	b := open(t, dir, replay.Options{Live: liveF})
+	if b.Replays(s.URL+"/robots.txt") || b.Replays(s.URL+"/chunked") {
+		t.Error("with Live, a URL not archived is said to be replayed")
+	}
 	got, err := b.Fetch(t.Context(), &fetch.Request{URL: s.URL + "/chunked"})
 	if err != nil || got.Replayed || got.Status != 200 || !strings.Contains(string(got.Body), "chunk 4") {
 		t.Errorf("live miss: %v %+v", err, got)
