@@ -128,8 +128,11 @@ func openReplay(o *options, live *fetch.HTTPFetcher, con io.Writer) (*replay.Arc
 	if a.Rebuilt() {
 		index = "index " + replay.IndexName + " rebuilt"
 	}
-	fmt.Fprintf(con, "crawl: replaying %d captures from %s (%s); a URL not there is %s\n", a.Len(), o.replay, index,
-		map[string]string{"fail": "fails as not-archived", "live": "is fetched live"}[o.replayMiss])
+	miss := "fails as not-archived"
+	if o.replayMiss == "live" {
+		miss = "is fetched live"
+	}
+	fmt.Fprintf(con, "crawl: replaying %d captures from %s (%s); a URL not there %s\n", a.Len(), o.replay, index, miss)
 	return a, nil
 }
 
