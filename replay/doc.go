@@ -11,7 +11,8 @@
 // # The index
 //
 // Open reads the directory's WARC files (names ending in .warc or
-// .warc.gz; a file still being written, named .open, is left out) and
+// .warc.gz, or either and .open: a file a crawl writes, or left by a
+// crash, whose torn end is reported as damage; see package warc) and
 // indexes their response and revisit records of http and https URLs by
 // canonical URL (package canon). The index is kept beside the files, in
 // [IndexName]: a text file in the manner of a CDX index, a line per

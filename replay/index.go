@@ -73,7 +73,8 @@ type fileInfo struct {
 	mtime int64 // Unix nanoseconds
 }
 
-// listFiles returns the WARC files of dir, sorted by name.
+// listFiles returns the WARC files of dir, sorted by name: those whose
+// names end in .warc or .warc.gz, and .open added to either.
 func listFiles(dir string) ([]fileInfo, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -82,7 +83,8 @@ func listFiles(dir string) ([]fileInfo, error) {
 	var files []fileInfo
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".warc") && !strings.HasSuffix(name, ".warc.gz") {
+		base := strings.TrimSuffix(name, ".open") // a file a Writer writes, or left at a crash
+		if !e.Type().IsRegular() || !strings.HasSuffix(base, ".warc") && !strings.HasSuffix(base, ".warc.gz") {
 			continue
 		}
 		info, err := e.Info()

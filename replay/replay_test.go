@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,6 +143,21 @@ func TestReplayAsLive(t *testing.T) {
 		}
 		same(t, u, got, want)
 	}
+	// Many at once, as a crawl's workers ask (run with -race).
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				for u, want := range live {
+					if got, err := a.Fetch(t.Context(), &fetch.Request{URL: u}); err != nil || !bytes.Equal(got.Body, want.Body) {
+						t.Errorf("%s, concurrently: %v", u, err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	if r := live[s.URL+"/redirect"]; r.Status != 301 || r.Header.Get("Location") != "/plain" {
 		t.Errorf("live redirect %d %q", r.Status, r.Header.Get("Location"))
 	}
@@ -320,5 +336,30 @@ func TestDamaged(t *testing.T) {
 				t.Errorf("%s: %s: %v", round, p, err)
 			}
 		}
+	}
+}
+
+// The file a crawl killed left named .open is replayed up to its torn
+// end, which is reported as damage.
+func TestOpenFile(t *testing.T) {
+	version := 1
+	s := origin(t, &version)
+	dir := t.TempDir()
+	record(t, s, dir, []string{"/plain", "/chunked", "/gzip"}, nil)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	b, _ := os.ReadFile(files[0])
+	os.Remove(files[0])
+	os.WriteFile(files[0]+".open", b[:len(b)-100], 0o644) // the last record torn
+	a := open(t, dir, replay.Options{})
+	if d := a.Damage(); len(d) != 1 || d[0].File != files[0]+".open" || d[0].Resumed != -1 {
+		t.Errorf("damage %v, want the torn end of %s.open", d, files[0])
+	}
+	for _, p := range []string{"/plain", "/chunked"} {
+		if _, err := a.Fetch(t.Context(), &fetch.Request{URL: s.URL + p}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := a.Fetch(t.Context(), &fetch.Request{URL: s.URL + "/gzip"}); fetch.ErrorKind(err) != replay.KindNotArchived {
+		t.Errorf("/gzip, in the torn record: %v", err)
 	}
 }
