@@ -21,10 +21,11 @@
 // time. Open uses it when those still match the directory's files, and
 // otherwise reads every file again and rewrites it (a directory it cannot
 // write to gets no index file: the files are read at every Open). In
-// memory the index costs 32 bytes a record (see [Archive.Len]), whatever
-// the URLs' lengths: a record is known by its URL's 64-bit fingerprint
-// ([canon.Fingerprint]), and a fetch checks the URL of the record it
-// reads against the one asked for.
+// memory the index costs 32 bytes a record ([Archive.Len] of them; some
+// 50 more for a revisit), whatever the URLs' lengths: a record is known
+// by its URL's 64-bit fingerprint ([canon.Fingerprint]), and a fetch
+// checks the URL of the record it reads against the one asked for.
+// Building the index holds each record's URL and IDs for a while.
 //
 // # Answers
 //
