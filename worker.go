@@ -118,6 +118,7 @@ func (r *runState) account(u *url.URL, o *outcome, a *attempt, crawlDelay time.D
 	var bodyBytes int64
 	if a.resp != nil {
 		a.pace.Status, a.pace.RetryAfter, a.pace.Duration = a.resp.Status, a.resp.Header.Get("Retry-After"), a.resp.Duration
+		a.pace.Replayed = a.resp.Replayed
 		bodyBytes = int64(len(a.resp.Body))
 		r.stats.fetchTime.Observe(a.pace.Duration)
 	}

@@ -64,6 +64,11 @@ type Response struct {
 	Body      []byte        // body, decoded from gzip, at most the cap
 	Truncated bool          // the body was longer than the cap and was cut
 	Duration  time.Duration // from sending the request to the end of the body
+
+	// Replayed is set on a response that was not fetched but answered
+	// from an archive (package replay): nothing was sent, so the host's
+	// pacing need not wait after it (politeness.Outcome.Replayed).
+	Replayed bool
 }
 
 // IsRedirect reports whether status is a redirect that has a Location to

@@ -35,7 +35,9 @@ const (
 // retirement. A Pacing is read-only and safe for concurrent use; the state it updates, a
 // [HostPace], belongs to the caller.
 //
-// After a request that did not fail, the host waits
+// After a replayed response (Outcome.Replayed) the host waits nothing:
+// nothing was sent. Otherwise, after a request that did not fail, the
+// host waits
 //
 //	max(Delay, min(Crawl-delay, MaxCrawlDelay), min(DelayFactor × response time, MaxAdaptiveDelay))
 //
@@ -140,6 +142,10 @@ type Outcome struct {
 	Duration   time.Duration // response time, from sending the request to the end of the body
 	RetryAfter string        // the Retry-After header of the response, as sent
 	CrawlDelay time.Duration // the host's robots.txt Crawl-delay for this crawler
+	// Replayed says the response was answered from an archive, nothing
+	// sent (fetch.Response.Replayed): the host waits nothing after it.
+	// Its failures count as any others towards retiring the host.
+	Replayed bool
 }
 
 // Failed reports whether o counts as a failure: a 429 or 5xx status, or no
@@ -170,6 +176,9 @@ func (p *Pacing) next(h *HostPace, now time.Time, o Outcome) time.Time {
 	wait := p.delay(o.CrawlDelay, o.Duration)
 	if !o.Failed() {
 		h.Failures, h.NotFound = 0, 0
+		if o.Replayed {
+			wait = 0
+		}
 		h.Delay = wait
 		return now.Add(wait)
 	}
@@ -185,6 +194,9 @@ func (p *Pacing) next(h *HostPace, now time.Time, o Outcome) time.Time {
 	}
 	if ra, ok := ParseRetryAfter(o.RetryAfter, now); ok && p.MaxRetryAfter > 0 {
 		wait = max(wait, min(ra, p.MaxRetryAfter))
+	}
+	if o.Replayed {
+		wait = 0
 	}
 	h.Delay = wait
 	switch {

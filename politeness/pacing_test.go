@@ -215,3 +215,31 @@ func TestPacingOverflow(t *testing.T) {
 		t.Errorf("backoff overflowed to %v", h.Delay)
 	}
 }
+
+// A replayed response waits nothing, whatever the delays, Crawl-delay,
+// backoff or Retry-After; its failures still retire the host, and a live
+// response after it waits as ever.
+func TestPacingReplayed(t *testing.T) {
+	p := Pacing{Delay: time.Second, MaxFailures: 3}
+	var h HostPace
+	if next := p.Next(&h, t0, Outcome{Status: 200, Duration: time.Second, CrawlDelay: 5 * time.Second, Replayed: true}); !next.Equal(t0) || h.Delay != 0 {
+		t.Errorf("after a replayed 200: next %v, delay %v; want now, 0", next.Sub(t0), h.Delay)
+	}
+	for i := range 3 {
+		next := p.Next(&h, t0, Outcome{Status: 503, RetryAfter: "60", Replayed: true})
+		if !next.Equal(t0) || h.Failures != i+1 {
+			t.Errorf("replayed 503 #%d: next %v, failures %d", i+1, next.Sub(t0), h.Failures)
+		}
+	}
+	if h.Retired == "" {
+		t.Error("3 replayed 503s in a row did not retire the host")
+	}
+	var live HostPace
+	if next := p.Next(&live, t0, Outcome{Status: 200}); next.Sub(t0) != time.Second {
+		t.Errorf("a live 200: wait %v, want 1s", next.Sub(t0))
+	}
+	hosts := NewHosts(p)
+	if next, _ := hosts.Record("a.example", false, 10, t0, Outcome{Status: 200, Replayed: true}, nil); !next.Equal(t0) {
+		t.Errorf("Hosts.Record of a replayed response: next %v, want now", next.Sub(t0))
+	}
+}

@@ -76,6 +76,20 @@ func NewReader(r io.Reader) *Reader {
 	return rd
 }
 
+// Reset makes r read the WARC file src from its start, as a new Reader
+// of src would, keeping its buffers and MaxBlockBytes; Start is 0 again.
+// A Reader reset for each record read at an offset (a CDX index's)
+// spares the 200 KiB of buffers a new one allocates.
+func (r *Reader) Reset(src io.Reader) {
+	dr := r.dr
+	if dr == r.raw { // uncompressed: not a buffer of its own
+		dr = nil
+	}
+	*r = Reader{MaxBlockBytes: r.MaxBlockBytes, raw: r.raw, zr: r.zr, dr: dr}
+	r.src.r = src
+	r.raw.Reset(&r.src)
+}
+
 // Offset returns where the record that Next last returned starts (its
 // Offset), or after an error, where the record or gzip member it failed
 // on starts: the place to report, and past which to look for the next

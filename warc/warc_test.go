@@ -848,3 +848,45 @@ func readBytes(t testing.TB, path string) []byte {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// A Reader reset reads its new input from the start, whatever it read
+// before: compressed after uncompressed and back, after an error, from
+// an offset (Start), without allocating its buffers again.
+func TestReaderReset(t *testing.T) {
+	plain := record("WARC-Type: resource\r\n", "plain")
+	members := gzipped(t, record("WARC-Type: resource\r\n", "one"))
+	second := len(members)
+	members = append(members, gzipped(t, record("WARC-Type: resource\r\n", "two"))...)
+	r := warc.NewReader(strings.NewReader("not WARC"))
+	if _, err := r.Next(); err == nil {
+		t.Fatal("no error for input that is not WARC")
+	}
+	for _, c := range []struct {
+		in    []byte
+		start int64
+		want  string
+	}{
+		{[]byte(plain), 0, "plain"},
+		{members, 0, "one"},
+		{[]byte(plain), 0, "plain"},
+		{members[second:], int64(second), "two"},
+		{members, 0, "one"},
+	} {
+		r.Reset(bytes.NewReader(c.in))
+		r.Start = c.start
+		rec, err := r.Next()
+		if err != nil || string(rec.Block) != c.want || rec.Offset != c.start {
+			t.Fatalf("after Reset: %v, %+v; want %q at %d", err, rec, c.want, c.start)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		r.Reset(bytes.NewReader(members))
+		r.Next()
+	}
+	runtime.ReadMemStats(&after)
+	if b := (after.TotalAlloc - before.TotalAlloc) / 10; b > 16<<10 {
+		t.Errorf("%d bytes allocated to read a small record after Reset", b)
+	}
+}

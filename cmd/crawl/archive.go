@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"crawler/fetch"
 	"crawler/graph"
 	"crawler/internal/links"
+	"crawler/replay"
 	"crawler/store"
 	"crawler/warc"
 )
@@ -105,6 +107,33 @@ func (a *archive) Close() error {
 		err = fmt.Errorf("-warc %s: %w", a.dir, err)
 	}
 	return a.first.closed(err)
+}
+
+// openReplay opens the -replay archive of o, which answers the misses
+// that -replay-miss live sends to the web through live; it tells con of
+// what it holds and of each damaged place in its files.
+func openReplay(o *options, live *fetch.HTTPFetcher, con io.Writer) (*replay.Archive, error) {
+	opts := replay.Options{}
+	if o.replayMiss == "live" {
+		opts.Live = live
+	}
+	a, err := replay.Open(o.replay, opts)
+	if err != nil {
+		return nil, fmt.Errorf("-replay %s: %w", o.replay, err)
+	}
+	for _, d := range a.Damage() {
+		fmt.Fprintf(con, "crawl: -replay %s: %v\n", o.replay, d)
+	}
+	index := "its index " + replay.IndexName
+	if a.Rebuilt() {
+		index = "index " + replay.IndexName + " rebuilt"
+	}
+	miss := "fails as not-archived"
+	if o.replayMiss == "live" {
+		miss = "is fetched live"
+	}
+	fmt.Fprintf(con, "crawl: replaying %d captures from %s (%s); a URL not there %s\n", a.Len(), o.replay, index, miss)
+	return a, nil
 }
 
 // graphPages is the -graph output: a Handler writing each HTML page

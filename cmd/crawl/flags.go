@@ -18,6 +18,7 @@ import (
 	"crawler/fetch"
 	"crawler/politeness"
 	"crawler/render"
+	"crawler/replay"
 	"crawler/revisit"
 	"crawler/simhash"
 	"crawler/sitemap"
@@ -80,6 +81,7 @@ type options struct {
 	nearSkipLinks      bool
 	warc               string
 	warcMaxSize        int64
+	replay, replayMiss string // -replay DIR, -replay-miss fail|live
 	graph              string
 	http, httpToken    string
 	report             string
@@ -226,6 +228,8 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.nearSkipLinks, "near-dups-skip-links", false, "with -near-dups: do not follow the links of near-duplicates")
 	fs.StringVar(&o.warc, "warc", "", "archive every request and response (robots.txt and sitemaps too) as WARC 1.1 files in this directory (made if needed), as the bytes crossed the connection; a resumed crawl adds files")
 	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warc.DefaultMaxFileBytes, "with -warc: start a new file once one reaches this many bytes (0: never)")
+	fs.StringVar(&o.replay, "replay", "", "answer every fetch (robots.txt and sitemaps too) from the WARC files in this directory (-warc's, or another tool's with response records) instead of the web: the latest capture of each URL, exactly as recorded, nothing sent and no -delay waited after a replayed page; an index, "+replay.IndexName+", is kept there")
+	fs.StringVar(&o.replayMiss, "replay-miss", "fail", "with -replay: what a URL the archive does not hold gets: fail (the page ends with the error kind not-archived) or live (fetched from the web, politely, and recorded if -warc is given)")
 	fs.StringVar(&o.graph, "graph", "", "write the link graph (each HTML page fetched, its links and each redirect; URLs written once) to this file, for cmd/rank's PageRank and HITS; like -out, each run writes it anew")
 	fs.StringVar(&o.http, "http", "", "serve the live status page (plots, host tables, pause/resume/stop/retire controls), /status.json and Prometheus /metrics at this address: PORT or :PORT listen on loopback; another host needs -http-token")
 	fs.StringVar(&o.httpToken, "http-token", os.Getenv("CRAWL_HTTP_TOKEN"), "with -http: a secret every request must carry (Authorization: Bearer TOKEN, or ?token=TOKEN in the page's URL); required off loopback (default: $CRAWL_HTTP_TOKEN, which keeps it out of the process list)")
@@ -288,6 +292,9 @@ func (o *options) validate() error {
 		check(!names[r.Name], "-extract %s: the name %s is taken by another -extract", r, r.Name)
 		names[r.Name] = true
 	}
+	check(o.replayMiss == "fail" || o.replayMiss == "live", "-replay-miss %q: want fail or live", o.replayMiss)
+	check(o.replay != "" || o.replayMiss == "fail", "-replay-miss %s needs -replay DIR", o.replayMiss)
+	check(o.replay == "" || !o.render && o.renderHosts == "", "-replay: -render loads pages in a browser, which a replay cannot answer yet")
 	check(o.renderTabs >= 0, "-render-tabs %d: want 1 or more (default %d)", o.renderTabs, render.DefaultTabs)
 	check(o.report != "-", "-report writes an HTML file: give its path, not -")
 	check(o.cookieFile == "" || o.cookies, "-cookie-file %s: cookies are off (-cookies=false)", o.cookieFile)

@@ -210,6 +210,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if archive != nil {
 		cr.archive, fetcher.Recorder = archive, archive
 	}
+	if o.replay != "" {
+		if renderer != nil {
+			return usageError{fmt.Errorf("-replay: -sites %s renders pages in a browser, which a replay cannot answer yet", o.sitesFile)}
+		}
+		replayed, err := openReplay(o, fetcher, cr.con)
+		if err != nil {
+			return usageError{err}
+		}
+		defer replayed.Close()
+		cr.c.Fetcher = replayed
+	}
 	if linkGraph != nil {
 		cr.graph = linkGraph
 		cr.c.Handler = crawler.Chain(cr.c.Handler, linkGraph)
