@@ -33,7 +33,7 @@ const (
 // errorKinds are the kinds counted.
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
-	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth,
+	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindNotArchived,
 	sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
 
 // ErrorKind classifies a page's error into a Kind of this package or of

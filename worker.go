@@ -258,6 +258,9 @@ func (r *runState) robotsRequested(ctx context.Context, u *url.URL, o *outcome, 
 	r.stats.robotsFetched.Add(1)
 	end := time.Now()
 	pace := politeness.Outcome{Status: http.StatusOK, Duration: end.Sub(start), CrawlDelay: rules.CrawlDelay(r.agentToken)}
+	if rp, ok := r.fetcher.(interface{ Replays(url string) bool }); ok { // an archive answered it: nothing sent
+		pace.Replayed = rp.Replays(u.Scheme + "://" + u.Host + "/robots.txt")
+	}
 	uerr, unavailable := errors.AsType[*politeness.UnavailableError](err)
 	if unavailable {
 		pace.Status, pace.Err = uerr.Status, uerr.Err

@@ -21,6 +21,7 @@ const (
 	KindCanceled       = "canceled"         // the fetch's context was cancelled
 	KindBlockedAddress = "blocked-address"  // refused before sending: the address is not allowed (see AddressPolicy)
 	KindHeaderTooLarge = "header-too-large" // the response header passed the transport's limit (NewTransport: 256 KiB)
+	KindNotArchived    = "not-archived"     // a replaying fetcher's archive has no capture of the URL (crawler/replay)
 	KindProxyBanned    = "proxy-banned"     // the answer through a proxy of a ProxyPool was a ban (ErrProxyBanned)
 	KindProxyAuth      = "proxy-auth"       // a proxy of a ProxyPool answered 407 (ErrProxyAuth)
 	KindOther          = "other"            // anything else

@@ -13,6 +13,7 @@ import (
 	"crawler"
 	"crawler/fetch"
 	"crawler/politeness"
+	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -198,7 +199,8 @@ var statusClasses = [...]string{"2xx", "3xx", "4xx", "5xx", "other"}
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
 	fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
 	crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
-	fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindOther}
+	fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindNotArchived,
+	sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
 
 // trapRules are the trap rules exported even while their count is 0.
 var trapRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,

@@ -26,6 +26,7 @@ import (
 	"crawler/internal/leak"
 	"crawler/metrics"
 	"crawler/politeness"
+	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -296,7 +297,8 @@ var (
 	knownKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
 		fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
 		crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
-		fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindOther}
+		fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindNotArchived,
+		sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
 	knownRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
 		traps.HostBudget, traps.QueryValues, traps.Duplicates}
 )

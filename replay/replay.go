@@ -25,7 +25,7 @@ import (
 )
 
 // KindNotArchived is the kind ([fetch.ErrorKind]) of a [*NotArchivedError].
-const KindNotArchived = "not-archived"
+const KindNotArchived = fetch.KindNotArchived
 
 // NotArchivedError is the error of a fetch that an [Archive] without
 // Live cannot answer: its URL has no capture in the archive, or the
