@@ -65,6 +65,7 @@ type options struct {
 	cookies            bool         // keep cookies (-cookies)
 	cookieFile         string       // -cookie-file
 	cookieJar          *cookies.Jar // filled from cookieFile by validate; nil without it
+	cpuProfile         string       // -cpuprofile
 	sitesFile          string       // -sites
 	sites              *sites.Rules // loaded from sitesFile by validate; nil without it
 	json, verbose      bool
@@ -209,6 +210,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header, without control characters; its product token is matched against robots.txt")
 	fs.BoolVar(&o.cookies, "cookies", true, "keep cookies as a browser does (RFC 6265), bounded: 50 a site, 4 KiB a cookie, 3000 in all (-cookies=false: none)")
 	fs.StringVar(&o.cookieFile, "cookie-file", "", "load the cookies of a Netscape `cookies.txt` (as curl, wget and browser exports write it) before the crawl")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the crawl to this `file` (go tool pprof reads it)")
 	fs.StringVar(&o.sitesFile, "sites", "", "per-site rules: a TOML `file` of [[site]] entries, each a match (host, *.domain or URL prefix) and what differs there: delay, per_host, max_pages, user_agent, headers, basic_auth, render, cookies, ignore_query, allow, deny, ignore_robots, login (see the README)")
 	fs.StringVar(&o.out, "out", "", "write one JSON line per page to this file (- for stdout); the file is created before the crawl starts, and a write error stops the crawl")
 	fs.BoolVar(&o.json, "json", false, "print the final summary as JSON on stdout (instead of text on stderr)")

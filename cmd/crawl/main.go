@@ -44,6 +44,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -148,6 +149,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.demo {
 		seeds = append(seeds, demoSeed)
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
@@ -535,6 +543,23 @@ func startFetcher(o *options, con io.Writer) (f *fetch.HTTPFetcher, closeFetcher
 		}
 	}
 	return f, closeFetcher
+}
+
+// startCPUProfile starts profiling the process's CPU to the file name
+// (-cpuprofile); stop ends it and closes the file.
+func startCPUProfile(name string) (stop func(), err error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile %s: %w", name, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // sitesWantCookies reports whether a site of rules keeps cookies with
