@@ -124,7 +124,12 @@ func (c *Crawler) newRun(h Handler) *runState {
 		r.rateInterval = time.Duration(float64(time.Second) / c.MaxRate)
 	}
 	c.made.lend(c, r)
-	r.applySites()
+	env := sites.Env{Agent: r.agentToken, Delay: c.Pacing.MinDelay(), Logger: r.log,
+		Logins: &r.stats.logins, Relogins: &r.stats.relogins, LoginsFailed: &r.stats.loginsFailed}
+	if !c.IgnoreRobots {
+		env.Robots = r.robots // a login asks robots.txt
+	}
+	r.send, r.canon = c.Sites.Apply(r.fetcher, r.canon, r.hostTab, r.frontier, env)
 	if jar := cookies.Find(r.fetcher); jar != nil {
 		r.hostTab.CountCookies(jar.HostCount)
 	}
@@ -151,25 +156,6 @@ func (c *Crawler) newRun(h Handler) *runState {
 	// frontier keeps on disk.
 	r.depths = depths.Shortest{MaxDepth: c.Scope.MaxDepth, Waiting: r.committer == nil}
 	return r
-}
-
-// applySites puts the Crawler's per-site rules to work in r: in its
-// fetcher, canonicalizer, host table and frontier.
-func (r *runState) applySites() {
-	p := r.c.Sites
-	if r.send = r.fetcher; p == nil || p.Rules == nil {
-		return
-	}
-	env := sites.Env{Agent: r.agentToken, Delay: r.c.Pacing.MinDelay(), Logger: r.log,
-		Logins: &r.stats.logins, Relogins: &r.stats.relogins, LoginsFailed: &r.stats.loginsFailed}
-	if !r.c.IgnoreRobots {
-		env.Robots = r.robots
-	}
-	r.send, r.canon = p.Fetcher(r.fetcher, env), p.Canonicalizer(r.canon)
-	r.hostTab.DelayHosts(p.Rules.HostDelay)
-	if l, ok := r.frontier.(frontier.HostLimiter); ok {
-		l.LimitHosts(p.Rules.HostLimit)
-	}
 }
 
 // lend gives r the Crawler's fetcher, frontier, seen-set, robots.txt

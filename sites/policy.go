@@ -16,6 +16,7 @@ import (
 
 	"crawler/canon"
 	"crawler/fetch"
+	"crawler/frontier"
 	"crawler/politeness"
 )
 
@@ -171,12 +172,28 @@ func (p *Policy) budget(max *int) *atomic.Int64 {
 	return b
 }
 
+// Apply puts the rules to work in the parts of a crawl, as the Crawler
+// does at the start of each Run: it returns f as Fetcher applies the
+// rules, and c as Canonicalizer does, and gives hosts each host's delay
+// (Rules.HostDelay) and fr, if it is a frontier.HostLimiter, each host's
+// per_host (Rules.HostLimit). A nil p, or one without Rules, returns f
+// and c and changes nothing.
+func (p *Policy) Apply(f fetch.Fetcher, c *canon.Canonicalizer, hosts *politeness.Hosts, fr frontier.Frontier, env Env) (fetch.Fetcher, *canon.Canonicalizer) {
+	if p == nil || p.Rules == nil {
+		return f, c
+	}
+	hosts.DelayHosts(p.Rules.HostDelay)
+	if l, ok := fr.(frontier.HostLimiter); ok {
+		l.LimitHosts(p.Rules.HostLimit)
+	}
+	return p.Fetcher(f, env), p.Canonicalizer(c)
+}
+
 // Fetcher returns f with the rules applied to each request: the site's
 // User-Agent, headers and Basic credentials (each request matched on its
 // own URL, so a redirect to another host carries none of the first's),
 // cookies off where the rules say so (robots.txt and logins through
-// Plain), the entry's max_pages, and the site's login. The Crawler calls it at the
-// start of each Run.
+// Plain), the entry's max_pages, and the site's login.
 func (p *Policy) Fetcher(f fetch.Fetcher, env Env) fetch.Fetcher {
 	if env.Jar == nil {
 		if hf, ok := cmpFetcher(p.Plain, f).(*fetch.HTTPFetcher); ok && hf.Jar != nil {
