@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"crawler/fetch"
 	"crawler/internal/tally"
@@ -108,7 +106,7 @@ func (s *Stats) plus(t Stats) Stats {
 	}
 	sum := t
 	sum.Status, sum.Errors, sum.Traps = plusMaps(s.Status, t.Status), plusMaps(s.Errors, t.Errors), plusMaps(s.Traps, t.Traps)
-	addCounters(&sum, s)
+	tally.AddInt64s(&sum, s) // the counters, which only grow, and Elapsed; the gauges are ints, and stay sum's
 	sum.FetchTime = s.FetchTime.Plus(t.FetchTime)
 	sum.TrapPatterns = nil
 	for _, p := range slices.Concat(s.TrapPatterns, t.TrapPatterns) {
@@ -198,48 +196,10 @@ type counters struct {
 	dnsBefore fetch.DNSStats
 }
 
-// counterFields pairs each atomic.Int64 of counters, by its offset, with
-// the index of the Stats field of its name. It is made once, at init: a
-// counter without a Stats field panics there, in every test.
-var counterFields = pairCounters()
-
-type counterField struct {
-	offset uintptr // in counters
-	stat   int     // index in Stats
-}
-
-func pairCounters() []counterField {
-	var pairs []counterField
-	ct, st := reflect.TypeFor[counters](), reflect.TypeFor[Stats]()
-	for i := range ct.NumField() {
-		f := ct.Field(i)
-		if f.Type != reflect.TypeFor[atomic.Int64]() || f.Name == "end" {
-			continue
-		}
-		sf, ok := st.FieldByNameFunc(func(name string) bool { return strings.EqualFold(name, f.Name) })
-		if !ok {
-			panic("crawler: counter " + f.Name + " has no Stats field")
-		}
-		pairs = append(pairs, counterField{f.Offset, sf.Index[0]})
-	}
-	return pairs
-}
-
-// counterAt returns the counter of c that f names.
-func counterAt(c *counters, f counterField) *atomic.Int64 {
-	return (*atomic.Int64)(unsafe.Add(unsafe.Pointer(c), f.offset))
-}
-
-// addCounters adds to sum each int64 field of s: the counters, which
-// only grow, and Elapsed. The gauges are ints, and stay sum's.
-func addCounters(sum, s *Stats) {
-	a, b := reflect.ValueOf(sum).Elem(), reflect.ValueOf(s).Elem()
-	for i := range a.NumField() {
-		if f := a.Field(i); f.Kind() == reflect.Int64 {
-			f.SetInt(f.Int() + b.Field(i).Int())
-		}
-	}
-}
+// counterFields pairs each atomic.Int64 of counters with the Stats field
+// of its name. Made at init: a counter without a field panics there, in
+// every test.
+var counterFields = tally.PairFields[counters, Stats]("end")
 
 // newCounters returns the counters of a Run starting now.
 func newCounters() *counters {
@@ -275,10 +235,7 @@ func (c *counters) snapshot() Stats {
 		FetchTime:  c.fetchTime.Histogram(),
 		SeenFPRate: math.Float64frombits(c.seenFPRate.Load()),
 	}
-	sv := reflect.ValueOf(&s).Elem()
-	for _, f := range counterFields {
-		sv.Field(f.stat).SetInt(counterAt(c, f).Load())
-	}
+	counterFields.Copy(&s, c)
 	if c.dns != nil {
 		d := c.dns()
 		s.DNSLookups, s.DNSCacheHits = d.Lookups-c.dnsBefore.Lookups, d.CacheHits-c.dnsBefore.CacheHits

@@ -19,20 +19,21 @@ func TestCountersFillStats(t *testing.T) {
 	if s.RobotsFetched != 7 || s.InFlight != 3 || s.NearDuplicates != 2 {
 		t.Fatalf("RobotsFetched %d, InFlight %d, NearDuplicates %d; want 7, 3, 2", s.RobotsFetched, s.InFlight, s.NearDuplicates)
 	}
-	if len(counterFields) < 25 {
-		t.Fatalf("%d counters paired with Stats fields; want every atomic.Int64 of counters", len(counterFields))
+	if counterFields.Len() < 25 {
+		t.Fatalf("%d counters paired with Stats fields; want every atomic.Int64 of counters", counterFields.Len())
 	}
 	// Each counter set to its own number shows up once, under its name.
-	for i, f := range counterFields {
+	for i := range counterFields.Len() {
 		c := newCounters()
-		counterAt(c, f).Store(int64(100 + i))
+		counter, field := counterFields.Counter(c, i)
+		counter.Store(int64(100 + i))
 		s := c.snapshot()
 		v := reflect.ValueOf(s)
 		for j := range v.NumField() {
 			if k := v.Field(j).Kind(); k != reflect.Int64 && k != reflect.Int || v.Type().Field(j).Name == "Elapsed" {
 				continue
 			}
-			if got, want := v.Field(j).Int() == int64(100+i), j == f.stat; got != want {
+			if got, want := v.Field(j).Int() == int64(100+i), j == field; got != want {
 				t.Errorf("counter %d: Stats.%s = %d", i, v.Type().Field(j).Name, v.Field(j).Int())
 			}
 		}
