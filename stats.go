@@ -28,11 +28,16 @@ const (
 	KindHandler           = "handler"            // a Handler returned an error or panicked
 )
 
-// errorKinds are the kinds counted.
+// errorKinds are the kinds counted (see ErrorKinds).
 var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset, fetch.KindTLS,
 	fetch.KindCanceled, KindTooManyRedirects, KindBadRedirect, KindRobotsUnavailable, KindHostRetired, KindHandler,
 	fetch.KindBlockedAddress, fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindNotArchived,
 	sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
+
+// ErrorKinds returns every kind Stats.Errors counts, "other" last: what
+// ErrorKind returns, for one a Fetcher's error names that is not among
+// them, counts as "other".
+func ErrorKinds() []string { return slices.Clone(errorKinds) }
 
 // ErrorKind classifies a page's error into a Kind of this package or of
 // package fetch (fetch.KindDNS for a host retired as its name is unknown).

@@ -13,7 +13,6 @@ import (
 	"crawler"
 	"crawler/fetch"
 	"crawler/politeness"
-	"crawler/sites"
 	"crawler/traps"
 )
 
@@ -196,11 +195,7 @@ var gaugeStats = [...]struct {
 var statusClasses = [...]string{"2xx", "3xx", "4xx", "5xx", "other"}
 
 // errorKinds are the error kinds exported even while their count is 0.
-var errorKinds = []string{fetch.KindTimeout, fetch.KindDNS, fetch.KindRefused, fetch.KindReset,
-	fetch.KindTLS, fetch.KindCanceled, crawler.KindTooManyRedirects, crawler.KindBadRedirect,
-	crawler.KindRobotsUnavailable, crawler.KindHostRetired, crawler.KindHandler, fetch.KindBlockedAddress,
-	fetch.KindHeaderTooLarge, fetch.KindProxyBanned, fetch.KindProxyAuth, fetch.KindNotArchived,
-	sites.KindLoginFailed, sites.KindMaxPages, fetch.KindOther}
+var errorKinds = crawler.ErrorKinds()
 
 // trapRules are the trap rules exported even while their count is 0.
 var trapRules = []string{traps.URLLength, traps.PathDepth, traps.SegmentRepeats,
