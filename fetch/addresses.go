@@ -363,16 +363,5 @@ func proxyAddr(rt http.RoundTripper, req *http.Request) string {
 	if err != nil || u == nil {
 		return ""
 	}
-	port := u.Port()
-	if port == "" {
-		switch u.Scheme {
-		case "https":
-			port = "443"
-		case "socks5", "socks5h":
-			port = "1080"
-		default:
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return proxyHostPort(u)
 }
