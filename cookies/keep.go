@@ -25,8 +25,8 @@ func (j *Jar) Restore(k frontier.Keeper) error {
 	if h, ok := k.(Holder); ok {
 		return h.HoldCookies(j)
 	}
-	var entries []Entry
-	if _, err := frontier.KeptJSON(k, keptName, &entries); err != nil {
+	entries, err := Kept(k)
+	if err != nil {
 		return err
 	}
 	refused := j.Import(entries)
@@ -35,6 +35,14 @@ func (j *Jar) Restore(k frontier.Keeper) error {
 		return errors.Join(ErrRefused, refused)
 	}
 	return nil
+}
+
+// Kept returns the cookies k keeps for a jar (see Restore), for a report
+// of a crawl's state without a crawl; nil if it keeps none.
+func Kept(k frontier.Keeper) ([]Entry, error) {
+	var entries []Entry
+	_, err := frontier.KeptJSON(k, keptName, &entries)
+	return entries, err
 }
 
 // ErrRefused is wrapped by the error of Restore when the jar refused some

@@ -172,6 +172,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if st, err = openState(o, seeds, so); err != nil {
 			return err
 		}
+		if err := o.proxies.keep(st.Frontier()); err != nil { // each proxy's counts, for -stats
+			st.Close()
+			return err
+		}
 		defer func() {
 			if st != nil { // not closed below: an error on the way
 				st.Close()
@@ -365,16 +369,32 @@ func printState(dir string, w io.Writer) error {
 	}
 	defer st.Close()
 	total := withGauges((&crawler.Crawler{Frontier: st.Frontier()}).TotalStats(), st, st.Frontier().Len())
+	sum := summaryOf(total, total.Frontier > 0)
+	if _, err := frontier.KeptJSON(st.Frontier(), keptProxies, &sum.Proxies); err != nil {
+		return fmt.Errorf("-state %s: the proxies' counts: %w", dir, err)
+	}
+	jar, err := cookies.Kept(st.Frontier())
+	if err != nil {
+		return fmt.Errorf("-state %s: %w", dir, err)
+	}
+	var held map[string]int // cookies by the host or domain they are sent to
+	for _, e := range jar {
+		if held == nil {
+			held = map[string]int{}
+		}
+		held[e.Domain]++
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Seen     int     `json:"seen"`
-		Waiting  int     `json:"waiting"`
-		Hosts    int     `json:"hosts"`
-		Requests int64   `json:"requests"`
-		Done     bool    `json:"finished"`
-		Total    summary `json:"total"` // the counters of every run, as -json prints one run's; interrupted: URLs wait
-	}{total.Seen, total.Frontier, total.Hosts, st.Requests(), total.Frontier == 0, summaryOf(total, total.Frontier > 0)})
+		Seen     int            `json:"seen"`
+		Waiting  int            `json:"waiting"`
+		Hosts    int            `json:"hosts"`
+		Requests int64          `json:"requests"`
+		Done     bool           `json:"finished"`
+		Cookies  map[string]int `json:"cookies,omitempty"` // the jar the crawl keeps, by host or domain
+		Total    summary        `json:"total"`             // the counters of every run, as -json prints one run's; interrupted: URLs wait
+	}{total.Seen, total.Frontier, total.Hosts, st.Requests(), total.Frontier == 0, held, sum})
 }
 
 // seenLine tells how the durable seen-set answered the run's tests: the

@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"crawler/fetch"
+	"crawler/frontier"
 )
 
 // proxyFlags are -proxy, -proxies and -proxy-rotate: the proxies of a
@@ -21,6 +23,7 @@ type proxyFlags struct {
 	file   string     // -proxies
 	rotate string     // -proxy-rotate
 	pool   *fetch.ProxyPool
+	before []proxyStat // the counts earlier runs of a -state crawl kept (keep)
 }
 
 // register binds the proxy flags to p.
@@ -124,6 +127,50 @@ type proxyStat struct {
 	Bans         int64      `json:"bans"`                    // 403, 429, 503 answers
 	Benched      int64      `json:"benched"`                 // times benched
 	BenchedUntil *time.Time `json:"benched_until,omitempty"` // while benched
+}
+
+// keptProxies names the proxies' counts in a -state: every run's, added
+// proxy by proxy, for -stats.
+const keptProxies = "crawl/proxies"
+
+// keep has k, a -state's keeper, keep the pool's counts with the crawl's
+// commits, added to those earlier runs kept; and has proxyStats add them
+// too, for the totals.
+func (p *proxyFlags) keep(k frontier.Keeper) error {
+	if p.pool == nil {
+		return nil
+	}
+	if _, err := frontier.KeptJSON(k, keptProxies, &p.before); err != nil {
+		return fmt.Errorf("-state: the proxies' counts: %w", err)
+	}
+	moved := func() uint64 { // grows with each count
+		var n int64
+		for _, s := range p.pool.Stats() {
+			n += s.Requests + s.Failures + s.Bans + s.Benched
+		}
+		return uint64(n)
+	}
+	frontier.KeepJSON(k, keptProxies, 0, moved, p.totals)
+	return nil
+}
+
+// totals returns the counts of the pool's proxies with those of earlier
+// runs (keep) added, and the earlier runs' other proxies after them.
+func (p *proxyFlags) totals() []proxyStat {
+	out := p.proxyStats()
+	for _, b := range p.before {
+		i := slices.IndexFunc(out, func(s proxyStat) bool { return s.Proxy == b.Proxy })
+		if i < 0 {
+			b.BenchedUntil = nil
+			out = append(out, b)
+			continue
+		}
+		out[i].Requests += b.Requests
+		out[i].Failures += b.Failures
+		out[i].Bans += b.Bans
+		out[i].Benched += b.Benched
+	}
+	return out
 }
 
 // proxyStats returns the counts of the pool's proxies; nil without a pool.

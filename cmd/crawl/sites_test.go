@@ -18,6 +18,7 @@ import (
 
 	"crawler/crawlertest"
 	"crawler/internal/browsertest"
+	"crawler/internal/proxytest"
 )
 
 // writeSites writes a sites file for a SessionSite at origin whose
@@ -269,5 +270,38 @@ func TestSitesPacing(t *testing.T) {
 		if gap := starts[i].Sub(ends[i-1]); gap < 200*time.Millisecond {
 			t.Errorf("request %d started %v after the end of the one before; want 200ms or more", i, gap)
 		}
+	}
+}
+
+// -stats reads from a -state what its crawls kept of their sessions and
+// proxies: the cookies the jar holds, by host, and each proxy's counts,
+// every run's added.
+func TestStatsCookiesAndProxies(t *testing.T) {
+	t.Parallel()
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 4})
+	t.Cleanup(s.Close)
+	proxy := proxytest.NewHTTP(t, s.Addr(), proxytest.Healthy, false)
+	dir := t.TempDir()
+	flags := []string{"-state", dir, "-allow", s.Addr() + "," + proxy.URL.Host, "-delay", "-1s", "-progress", "-1s", "-proxy", proxy.URL.String()}
+	for _, budget := range []string{"3", "0"} { // two runs of one crawl: three pages, then the rest
+		if r := runCrawl(t, nil, append(flags, "-max-pages", budget, s.URL()+"/cookie/1")...); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	r := runCrawl(t, nil, "-stats", "-state", dir)
+	var got struct {
+		Cookies map[string]int `json:"cookies"`
+		Total   summary        `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); r.code != 0 || err != nil {
+		t.Fatalf("-stats: exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	host, _, _ := strings.Cut(s.Addr(), ":")
+	if got.Cookies[host] != 1 { // the visited cookie
+		t.Errorf("cookies %v; want 1 for %s", got.Cookies, host)
+	}
+	p := got.Total.Proxies
+	if len(p) != 1 || p[0].Proxy != proxy.URL.String() || p[0].Requests != got.Total.Requests+got.Total.RobotsFetched {
+		t.Errorf("proxies %+v; want %s with every request of both runs (%d pages, %d robots.txt)", p, proxy.URL, got.Total.Requests, got.Total.RobotsFetched)
 	}
 }
