@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"crawler/canon"
+	"crawler/cookies"
 	"crawler/fetch"
 	"crawler/frontier"
 	"crawler/politeness"
@@ -58,7 +60,8 @@ type Session struct {
 // Env is what the crawler lends a Policy's fetcher (see Policy.Fetcher).
 type Env struct {
 	// Jar holds the crawl's cookies, where a login's success cookie is
-	// looked for. Nil: the Fetcher's, if it is a *fetch.HTTPFetcher.
+	// looked for. Nil: the one cookies.Find finds in Plain, else in the
+	// crawl's Fetcher.
 	Jar http.CookieJar
 	// Robots, if not nil, is the crawl's robots.txt cache, which a
 	// login's requests obey (unless the site says ignore_robots), as
@@ -196,21 +199,14 @@ func (p *Policy) Apply(f fetch.Fetcher, c *canon.Canonicalizer, hosts *politenes
 // Plain), the entry's max_pages, and the site's login.
 func (p *Policy) Fetcher(f fetch.Fetcher, env Env) fetch.Fetcher {
 	if env.Jar == nil {
-		if hf, ok := cmpFetcher(p.Plain, f).(*fetch.HTTPFetcher); ok && hf.Jar != nil {
-			env.Jar = hf.Jar
+		if jar := cookies.Find(cmp.Or(p.Plain, f)); jar != nil {
+			env.Jar = jar
 		}
 	}
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &siteFetcher{p: p, f: f, env: env}
-}
-
-func cmpFetcher(a, b fetch.Fetcher) fetch.Fetcher {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // siteFetcher is a Policy's fetcher for one Run.
@@ -261,7 +257,7 @@ func (sf *siteFetcher) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Re
 func (sf *siteFetcher) send(ctx context.Context, s Site, req *fetch.Request, plain bool) (*fetch.Response, error) {
 	f := sf.f
 	if plain {
-		f = cmpFetcher(sf.p.Plain, sf.f)
+		f = cmp.Or(sf.p.Plain, sf.f)
 	}
 	return f.Fetch(ctx, sf.p.decorate(s, req))
 }
@@ -317,7 +313,7 @@ type filteredJar struct {
 }
 
 func (j filteredJar) off(u *url.URL) bool {
-	return j.p.decorate(j.p.Rules.For(u), &fetch.Request{}).NoCookies
+	return j.p.noCookies(j.p.Rules.For(u))
 }
 
 // Unwrap returns the jar seen through the rules.
@@ -345,14 +341,21 @@ func (d decorated) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Respon
 	return d.f.Fetch(ctx, d.p.decorate(d.p.Rules.ForURL(req.URL), req))
 }
 
+// noCookies reports whether a URL whose settings are s keeps no cookies:
+// its rules say cookies = false, or, with NoCookies, do not say cookies =
+// true and set no login.
+func (p *Policy) noCookies(s Site) bool {
+	if s.Cookies != nil {
+		return !*s.Cookies
+	}
+	return p.NoCookies && s.Login == nil
+}
+
 // decorate returns req with the site's User-Agent, headers, credentials
 // and cookie setting; req itself if s sets none of them. A site with a
 // login keeps cookies unless its rules say cookies = false.
 func (p *Policy) decorate(s Site, req *fetch.Request) *fetch.Request {
-	noCookies := p.NoCookies && s.Login == nil
-	if s.Cookies != nil {
-		noCookies = !*s.Cookies
-	}
+	noCookies := p.noCookies(s)
 	if s.UserAgent == nil && s.Headers == nil && s.BasicAuth == nil && noCookies == req.NoCookies {
 		return req
 	}
