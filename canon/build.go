@@ -13,11 +13,12 @@ var (
 	// unreserved: RFC 3986 ALPHA DIGIT - . _ ~; their escapes are decoded.
 	unreserved [256]bool
 	// plain: bytes that stand for themselves in a canonical path or query:
-	// unreserved, sub-delims, ":", "@", "/", "?", "[" and "]". Every other
-	// byte except "%" is percent-encoded.
+	// unreserved, sub-delims, ":", "@", "/" and "?" (RFC 3986 pchar, "/"
+	// and "?"). Every other byte except "%" is percent-encoded, "[" and "]"
+	// included (see the package doc).
 	plain [256]bool
 	// userPlain: plain minus the delimiters that cannot appear raw in
-	// userinfo ("/", "?", "@", "[", "]", ":"; ":" is written by build).
+	// userinfo ("/", "?", "@", ":"; ":" is written by build).
 	userPlain [256]bool
 	// hostPlain: bytes of a canonical host name: lower-case LDH, ".", "_".
 	hostPlain [256]bool
@@ -28,8 +29,8 @@ func init() {
 		b := byte(c)
 		alnum := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 		unreserved[c] = alnum || strings.IndexByte("-._~", b) >= 0
-		plain[c] = unreserved[c] || strings.IndexByte("!$&'()*+,;=:@/?[]", b) >= 0
-		userPlain[c] = plain[c] && strings.IndexByte("/?@[]:", b) < 0
+		plain[c] = unreserved[c] || strings.IndexByte("!$&'()*+,;=:@/?", b) >= 0
+		userPlain[c] = plain[c] && strings.IndexByte("/?@:", b) < 0
 		hostPlain[c] = 'a' <= b && b <= 'z' || '0' <= b && b <= '9' || b == '-' || b == '.' || b == '_'
 		if plain[c] {
 			pathClass[c] = classPlain

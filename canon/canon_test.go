@@ -106,7 +106,9 @@ var coreCases = []tcase{
 	{"semicolon query kept", "http://a/?a=1;b=2", "http://a/?a=1;b=2", nil},
 	{"question and slash in query", "http://a/?a?b/c", "http://a/?a?b/c", nil},
 	{"control in path", "http://a/a\x01b\x7fc", "http://a/a%01b%7Fc", nil},
-	{"brackets in path kept", "http://a/[x]", "http://a/[x]", nil},
+	{"brackets in path encoded", "http://a/[x]", "http://a/%5Bx%5D", nil},        // issue 46
+	{"brackets in query encoded", "http://a/?q[]=1", "http://a/?q%5B%5D=1", nil}, // issue 46
+	{"bracket escapes kept", "http://a/%5bx%5d?%5B%5D", "http://a/%5Bx%5D?%5B%5D", nil},
 	{"sub-delims kept", "http://a/!$&'()*+,;=:@", "http://a/!$&'()*+,;=:@", nil},
 	{"backslash in path", "http://a/b\\c", "http://a/b/c", nil},
 	{"backslash in query", "http://a/?a\\b", "http://a/?a%5Cb", nil},
@@ -222,7 +224,12 @@ var coreCases = []tcase{
 	{"leading zeros", "http://[2001:0db8:0000:0000:0000:0000:0000:0001]/", "http://[2001:db8::1]/", nil},
 	{"first longest run", "http://[2001:db8:0:0:1:0:0:1]/", "http://[2001:db8::1:0:0:1]/", nil},
 	{"single zero not compressed", "http://[2001:db8:0:1:1:1:1:1]/", "http://[2001:db8:0:1:1:1:1:1]/", nil},
-	{"IPv4-mapped", "http://[::ffff:c000:280]/", "http://[::ffff:192.0.2.128]/", nil},
+	{"IPv4-mapped", "http://[::ffff:c000:280]/", "http://[::ffff:c000:280]/", nil},
+	{"IPv4-mapped dotted", "http://[::ffff:192.168.1.1]/", "http://[::ffff:c0a8:101]/", nil}, // issue 46
+	{"IPv4-mapped long", "http://[0:0:0:0:0:FFFF:0.0.0.1]:8080/", "http://[::ffff:0:1]:8080/", nil},
+	{"IPv4-mapped zero", "http://[::ffff:0.0.0.0]/", "http://[::ffff:0:0]/", nil},
+	{"IPv4-mapped high", "http://[::ffff:255.255.255.255]/", "http://[::ffff:ffff:ffff]/", nil},
+	{"IPv4-translated", "http://[::ffff:0:1.2.3.4]/", "http://[::ffff:0:102:304]/", nil},
 	{"IPv6 default port", "http://[::1]:80/", "http://[::1]/", nil},
 	{"IPv6 other port", "http://[::1]:8080/", "http://[::1]:8080/", nil},
 	{"IPv6 unclosed", "http://[::1/", "", ErrHost},
@@ -233,7 +240,7 @@ var coreCases = []tcase{
 	{"IPv6 empty", "http://[]/", "", ErrHost},
 	{"IPv6 five digits", "http://[12345::1]/", "", ErrHost},
 	{"IPv6 embedded IPv4", "http://[::1.2.3.4]/", "http://[::102:304]/", nil},
-	{"IPv6 mapped dotted", "http://[::FFFF:1.2.3.4]/", "http://[::ffff:1.2.3.4]/", nil},
+	{"IPv6 mapped dotted", "http://[::FFFF:1.2.3.4]/", "http://[::ffff:102:304]/", nil},
 	{"IPv6 leading zero in IPv4", "http://[::1.2.3.04]/", "", ErrHost},
 	{"IPv6 two double colons", "http://[1::2::3]/", "", ErrHost},
 	{"IPv6 empty port", "http://[::1]:/", "http://[::1]/", nil},
@@ -440,7 +447,10 @@ var mergePairs = []struct {
 	{"http://a./", "http://a/", false},
 	{"http://a/%2E%2E/", "http://a/%252E%252E/", false},
 	{"http://a/?x=%26", "http://a/?x=&", false},
-	{"http://a/[x]", "http://a/%5Bx%5D", false},
+	{"http://a/[x]", "http://a/%5Bx%5D", true},                          // issue 46: one spelling, %5B%5D
+	{"http://a/?q[a]=1", "http://a/?q%5ba%5d=1", true},                  // issue 46
+	{"http://[::ffff:192.168.1.1]/", "http://[::ffff:c0a8:101]/", true}, // issue 46
+	{"http://[::ffff:1.2.3.4]/", "http://[::1.2.3.4]/", false},
 	{"http://a/?sid=1", "http://a/", false},
 	{"http://a/%3A", "http://a/:", false},
 	{"http://a/%2B", "http://a/+", false},
@@ -597,6 +607,9 @@ func TestResolveBases(t *testing.T) {
 		{"mailto base absolute ref", "mailto:x@y", "http://g/", "http://g/", nil},
 		{"relative base", "/x/y", "g", "", ErrScheme},
 		{"base IDN", "http://münchen.de/a/b", "c", "http://xn--mnchen-3ya.de/a/c", nil},
+		{"base brackets", "http://a/[x]/z?q[]=1", "", "http://a/%5Bx%5D/z?q%5B%5D=1", nil},     // issue 46
+		{"base bracket escapes", "http://a/%5Bx%5D/z", "w[]", "http://a/%5Bx%5D/w%5B%5D", nil}, // issue 46
+		{"base mapped IPv6", "http://[::ffff:192.168.1.1]/b", "c", "http://[::ffff:c0a8:101]/c", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

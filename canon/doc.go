@@ -26,14 +26,19 @@
 //   - Host names go through UTS 46 (non-transitional, as browsers) to
 //     lower-case Punycode, after percent-decoding. IPv4 addresses in any
 //     WHATWG form (1 to 4 parts, decimal, octal or hex: "3279880203",
-//     "0x7f.1") become dotted decimal; IPv6 literals take RFC 5952 form.
+//     "0x7f.1") become dotted decimal. IPv6 literals are written as the
+//     WHATWG URL Standard serializes them: eight hex pieces, lower case,
+//     without leading zeros, the first longest run of two or more zero
+//     pieces as "::" (RFC 5952 form), and never a dotted quad, so that
+//     "[::ffff:192.168.1.1]" is "[::ffff:c0a8:101]", as browsers write it.
 //     Hosts with other bytes than lower-case letters, digits, "-", "." and
 //     "_" after mapping fail with [ErrHost], as do out-of-range numbers.
 //   - Percent-encoding: escapes of unreserved bytes (ALPHA DIGIT - . _ ~) are
 //     decoded, other escapes upper-cased and kept ("/a%2Fb" stays distinct
-//     from "/a/b"); controls, space, non-ASCII bytes and " < > \ ^ ` { | }
-//     are percent-encoded in path and query alike; a "%" that starts no
-//     valid escape becomes "%25". A backslash in the path is a slash.
+//     from "/a/b"); controls, space, non-ASCII bytes and " < > [ \ ] ^ ` {
+//     | } are percent-encoded in path and query alike (see below for "["
+//     and "]"); a "%" that starts no valid escape becomes "%25". A
+//     backslash in the path is a slash.
 //     Userinfo, which clients send decoded (as Basic credentials), has every
 //     escape decoded, then every byte but the unreserved ones and the
 //     sub-delims ! $ & ' ( ) * + , ; = percent-encoded: "http://%21@h/" is
@@ -52,10 +57,32 @@
 // Where canon departs from the WHATWG URL Standard, it is on purpose: hosts
 // are limited to lower-case letters, digits, "-", "." and "_" (what DNS can
 // resolve; WHATWG also allows "!", "{" and the like); a stray "%" becomes
-// "%25" and "^", "|", "{", "}" are encoded in the path, so that every output
-// is a valid RFC 3986 URI that net/url parses; IPv4-mapped IPv6 addresses
-// are written "::ffff:1.2.3.4" (RFC 5952 §5) rather than in hex. Results
+// "%25" and "[", "]", "^", "|", "{", "}" are encoded in path and query, so
+// that every output is a valid RFC 3986 URI that net/url parses. Results
 // longer than [MaxLength] are rejected.
+//
+// # Brackets in path and query
+//
+// "/[x]" and "/%5Bx%5D" are one URL, written "/%5Bx%5D" (and "?q[]=1" is
+// "?q%5B%5D=1"). Browsers send both spellings as written, and servers
+// decode both to the same bytes (the path a router sees, the q[] of a PHP
+// or Rails query), so keeping both made two URLs of one page. Of the two
+// spellings, canon keeps the escape because:
+//
+//   - "[" and "]" are RFC 3986 gen-delims allowed only around an IPv6 host;
+//     a path or query holding them raw is not an RFC 3986 URI, and strict
+//     servers (Tomcat, by default) answer 400 to a request line holding
+//     them, while every server takes "%5B". The escape is what a crawler
+//     can always send.
+//   - It is the rule canon already applies to "^", "|", "{" and "}",
+//     which WHATWG leaves raw in the query: encode what RFC 3986 does not
+//     allow.
+//     Decoding "%5B" instead would be the one reserved escape canon
+//     decodes, beside "/a%2Fb", which must stay distinct from "/a/b".
+//   - It keeps the WHATWG idempotence property: canonicalizing "/%5Bx%5D"
+//     again gives "/%5Bx%5D", and a WHATWG parser (a browser, or Resolve
+//     against it as a base) keeps the escape as written, as net/url does
+//     (its EscapedPath writes "[" as "%5B" too).
 //
 // # Cost
 //
@@ -68,9 +95,9 @@
 //
 // purell v1.2.1, with its closest flags (FlagsSafe plus dot segments,
 // fragment, IPv4 number forms, empty port), was measured on this package's
-// tables (go test -run TestPurell -v): it gives the expected result for 88
-// of 153 valid core cases, rejects 19 of 64 invalid ones (it passes
-// javascript:, mailto:, bad hosts and ports through), and merges 11 of 31
+// tables (go test -run TestPurell -v): it gives the expected result for 90
+// of 164 valid core cases, rejects 19 of 64 invalid ones (it passes
+// javascript:, mailto:, bad hosts and ports through), and merges 10 of 31
 // pairs of URLs that must stay distinct, e.g. "/a%2Fb" with "/a/b" and
 // "/a%2F..%2Fb" with "/b", because it decodes reserved escapes in the path.
 // It also leaves the query unnormalized, keeps IPv4 number forms and IPv6

@@ -100,8 +100,8 @@ func simpleHost(host string) bool {
 }
 
 // appendHost appends the canonical form of a raw host: an IPv6 literal in
-// RFC 5952 form, an IPv4 address in dotted decimal, or a lower-case
-// (Punycode) domain name.
+// WHATWG form (see appendIPv6), an IPv4 address in dotted decimal, or a
+// lower-case (Punycode) domain name.
 func appendHost(b []byte, host string, stripDot bool) ([]byte, error) {
 	if host[0] == '[' {
 		inner := host[1 : len(host)-1]
@@ -113,7 +113,7 @@ func appendHost(b []byte, host string, stripDot bool) ([]byte, error) {
 			return b, errIPv6
 		}
 		b = append(b, '[')
-		b = a.AppendTo(b)
+		b = appendIPv6(b, a)
 		return append(b, ']'), nil
 	}
 	if simpleHost(host) && !(stripDot && host[len(host)-1] == '.') {
@@ -161,6 +161,24 @@ func appendHost(b []byte, host string, stripDot bool) ([]byte, error) {
 		return appendIPv4(b[:hs], string(b[hs:]))
 	}
 	return b, nil
+}
+
+// appendIPv6 appends a, an IPv6 address without zone, as the WHATWG URL
+// Standard serializes it: eight pieces in lower-case hex without leading
+// zeros, the first longest run of two or more zero pieces written "::".
+// That is RFC 5952 form, which netip writes, except for an IPv4-mapped
+// address: netip writes "::ffff:192.0.2.128", WHATWG "::ffff:c000:280".
+func appendIPv6(b []byte, a netip.Addr) []byte {
+	if !a.Is4In6() {
+		return a.AppendTo(b)
+	}
+	// Pieces 0 to 4 are zero, 5 is ffff: the first longest run is 0 to 4
+	// whatever pieces 6 and 7 are.
+	v := a.As16()
+	b = append(b, "::ffff:"...)
+	b = strconv.AppendUint(b, uint64(v[12])<<8|uint64(v[13]), 16)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(v[14])<<8|uint64(v[15]), 16)
 }
 
 func isASCII(s string) bool {

@@ -11,7 +11,8 @@ import (
 // https schemes. Expected outputs are canon's: they equal the browsers'
 // href without fragment, except where the package doc says canon departs
 // (escapes of unreserved bytes decoded, hex upper-cased, stray "%" as "%25",
-// "`{}|^" encoded in the query too). base "" means Canonical, else Resolve.
+// "`{}|^" encoded in the query too, "[" and "]" encoded in path and query).
+// base "" means Canonical, else Resolve.
 var browserCases = []struct {
 	base, in, want string
 	err            error
@@ -59,8 +60,8 @@ var browserCases = []struct {
 	{"http://example.org/foo/bar", "//foo/bar", "http://foo/bar", nil},
 	{"http://example.org/foo/bar", "http://foo/path;a??e#f#g", "http://foo/path;a??e", nil},
 	{"http://example.org/foo/bar", "http://foo/abcd#foo?bar", "http://foo/abcd", nil},
-	{"http://example.org/foo/bar", "[61:24:74]:98", "http://example.org/foo/[61:24:74]:98", nil},
-	{"http://example.org/foo/bar", "http:[61:27]/:foo", "http://example.org/foo/[61:27]/:foo", nil},
+	{"http://example.org/foo/bar", "[61:24:74]:98", "http://example.org/foo/%5B61:24:74%5D:98", nil},
+	{"http://example.org/foo/bar", "http:[61:27]/:foo", "http://example.org/foo/%5B61:27%5D/:foo", nil},
 	{"http://example.org/foo/bar", "http://[1::2]:3:4", "", ErrPort},
 	{"http://example.org/foo/bar", "http://2001::1", "", ErrPort},
 	{"http://example.org/foo/bar", "http://2001::1]", "", ErrPort},

@@ -141,7 +141,9 @@ func TestCrawlRefusesRedirectIntoPrivate(t *testing.T) {
 			blocked = append(blocked, u)
 		}
 	}
-	want := []string{"http://169.254.169.254/latest/meta-data/", "http://[::ffff:10.0.0.1]/", other.URL + "/admin", "http://internal.test/"}
+	// The crawl reports canonical URLs: "[::ffff:10.0.0.1]" is
+	// "[::ffff:a00:1]", as WHATWG serializes it (package canon).
+	want := []string{"http://169.254.169.254/latest/meta-data/", "http://[::ffff:a00:1]/", other.URL + "/admin", "http://internal.test/"}
 	slices.Sort(want)
 	if !slices.Equal(blocked, want) {
 		t.Errorf("refused %v, want %v", blocked, want)
