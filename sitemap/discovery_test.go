@@ -140,8 +140,8 @@ func TestDiscoveryReadLastModsAndErrors(t *testing.T) {
 	for _, lastMods := range []bool{false, true} {
 		d := &sitemap.Discovery{LastMods: lastMods}
 		l := read(t, d, "http://example.com/sitemap.xml", body)
-		if l == nil || !slices.Equal(l.URLs, []string{"http://example.com/a", "http://example.com/~b"}) {
-			t.Fatalf("%+v, want /a once and /~b canonical", l)
+		if l == nil || !slices.Equal(l.URLs, []string{"http://example.com/a", "http://example.com/~b", "http://example.com/c"}) {
+			t.Fatalf("%+v, want /a once, /~b canonical and /c, whose loc came whole before the cut", l)
 		}
 		if len(l.Unresolved) != 1 || !errors.Is(l.Unresolved[0], canon.ErrTooLong) {
 			t.Errorf("Unresolved = %v, want one canon.ErrTooLong", l.Unresolved)
