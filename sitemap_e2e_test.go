@@ -6,9 +6,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"crawler"
 	"crawler/crawlertest"
+	"crawler/fetch"
+	"crawler/politeness"
+	"crawler/revisit"
 	"crawler/sitemap"
 )
 
@@ -129,12 +135,12 @@ func TestSitemapPolicies(t *testing.T) {
 		}
 		for _, p := range tt.fetched {
 			if s.count(p) != 1 {
-				t.Errorf("policy %d: %s requested %d times, want 1", tt.policy, p, s.count(p))
+				t.Errorf("policy %v: %s requested %d times, want 1", tt.policy, p, s.count(p))
 			}
 		}
 		for _, p := range tt.not {
 			if s.count(p) != 0 {
-				t.Errorf("policy %d: %s requested %d times, want 0", tt.policy, p, s.count(p))
+				t.Errorf("policy %v: %s requested %d times, want 0", tt.policy, p, s.count(p))
 			}
 		}
 		if tt.policy == sitemap.Off && c.Stats().Sitemaps != 0 {
@@ -238,6 +244,70 @@ func TestSitemapsFeedsCutAndIndexed(t *testing.T) {
 	for _, p := range []string{"/sitemap.xml", "/sitemaps/a.txt", "/orphan/1", "/sitemaps/2"} {
 		if n := idx.count(p); n != 1 {
 			t.Errorf("index at /sitemap.xml: %s requested %d times, want 1", p, n)
+		}
+	}
+}
+
+// On a web whose sitemap indexes are at /sitemap.xml, with their sitemaps
+// under /sitemaps/, and whose robots.txt names them on even hosts only
+// (h3, h7, ... have none), a recrawl with the default Sitemaps (Auto)
+// fetches every orphan page, as All does; Listed, the default before
+// Auto, misses those of the hosts whose robots.txt names no sitemap.
+func TestSitemapsAutoRecrawlFindsOrphans(t *testing.T) {
+	t.Parallel()
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 16, PagesPerHost: 30, Sitemaps: true, StandardSitemaps: true})
+	defer w.Close()
+	orphans := map[string]bool{}
+	for _, u := range w.Orphans() {
+		orphans[u] = true
+	}
+	var mu sync.Mutex
+	found := map[string]bool{}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound for a failure; success ends it in about a second
+	defer cancel()
+	c := &crawler.Crawler{
+		Handler: crawler.HandlerFunc(func(_ context.Context, p *crawler.Page) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if orphans[p.URL] && p.Status == 200 {
+				if found[p.URL] = true; len(found) == len(orphans) {
+					cancel() // every orphan fetched: the recrawl has done its part
+				}
+			}
+			return nil
+		}),
+		Fetcher: &fetch.HTTPFetcher{Client: w.Client()},
+		Pacing:  politeness.Pacing{Delay: -1, DelayFactor: -1},
+		Workers: 16,
+		Recrawl: &revisit.Config{Rate: 100},
+	}
+	start := time.Now()
+	c.Run(ctx, w.Seeds()...)
+	mu.Lock()
+	if len(found) != len(orphans) {
+		t.Errorf("Auto under Recrawl: %d of %d orphans fetched in %v", len(found), len(orphans), time.Since(start).Round(time.Millisecond))
+	}
+	mu.Unlock()
+	t.Logf("Auto under Recrawl: %d orphans on %d hosts fetched in %v", len(found), len(orphans)/w.OrphansPerHost(), time.Since(start).Round(time.Millisecond))
+
+	for _, policy := range []sitemap.Policy{sitemap.All, sitemap.Listed} {
+		w := crawlertest.NewWeb(crawlertest.Config{Seed: 19, Hosts: 16, PagesPerHost: 30, Sitemaps: true, StandardSitemaps: true})
+		defer w.Close()
+		_, got := crawlWeb(t, w, func(c *crawler.Crawler) { c.Sitemaps = policy })
+		n, missed := 0, map[string]bool{}
+		for u := range orphans {
+			if got.page(u) != nil {
+				n++
+			} else {
+				missed[u[:len("http://h00")]] = true
+			}
+		}
+		t.Logf("%v, no Recrawl: %d of %d orphans fetched", policy, n, len(orphans))
+		switch {
+		case policy == sitemap.All && n != len(orphans):
+			t.Errorf("All: %d of %d orphans fetched; hosts missed: %v", n, len(orphans), missed)
+		case policy == sitemap.Listed && (n == 0 || n == len(orphans)):
+			t.Errorf("Listed: %d of %d orphans fetched, want those of the hosts whose robots.txt names the index", n, len(orphans))
 		}
 	}
 }

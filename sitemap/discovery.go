@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,23 @@ const (
 	All           // those, and each host's /sitemap.xml (a request more a host)
 	Off           // none
 )
+
+// String returns the name of p, as the CLI's -sitemaps takes it ("auto",
+// "listed", "all", "off"), or "Policy(n)" for a value that is no
+// constant.
+func (p Policy) String() string {
+	switch p {
+	case Auto:
+		return "auto"
+	case Listed:
+		return "listed"
+	case All:
+		return "all"
+	case Off:
+		return "off"
+	}
+	return "Policy(" + strconv.Itoa(int(p)) + ")"
+}
 
 // Discovery finds a crawl's sitemaps and reads them within the protocol's
 // scope. When a host's robots.txt is fetched, [Discovery.FromRobots] gives

@@ -55,10 +55,15 @@ func TestDiscoveryFromRobots(t *testing.T) {
 	} {
 		d := &sitemap.Discovery{Policy: tt.policy}
 		if got := d.FromRobots(u, listed[:3:4]); !slices.Equal(got, tt.want) {
-			t.Errorf("policy %d: %q, want %q", tt.policy, got, tt.want)
+			t.Errorf("policy %v: %q, want %q", tt.policy, got, tt.want)
 		}
 		if got := d.FromRobots(u, listed); tt.policy != sitemap.Off && len(got) != len(tt.want) {
-			t.Errorf("policy %d: a Sitemap line that does not resolve was not left out: %q", tt.policy, got)
+			t.Errorf("policy %v: a Sitemap line that does not resolve was not left out: %q", tt.policy, got)
+		}
+	}
+	for p, want := range map[sitemap.Policy]string{sitemap.Auto: "auto", sitemap.Listed: "listed", sitemap.All: "all", sitemap.Off: "off", -1: "Policy(-1)"} {
+		if p.String() != want {
+			t.Errorf("Policy(%d).String() = %q, want %q", int(p), p.String(), want)
 		}
 	}
 	if got := new(sitemap.Discovery).FromRobots(mustParse(t, "ftp://example.com/"), listed); got != nil {
@@ -201,7 +206,7 @@ func TestDiscoveryFromRobotsAuto(t *testing.T) {
 	} {
 		d := &sitemap.Discovery{Policy: tt.policy, Recrawl: tt.recrawl}
 		if got := d.FromRobots(u, tt.sitemaps); !slices.Equal(got, tt.want) {
-			t.Errorf("policy %d, recrawl %v, Sitemap lines %q: %q, want %q", tt.policy, tt.recrawl, tt.sitemaps, got, tt.want)
+			t.Errorf("policy %v, recrawl %v, Sitemap lines %q: %q, want %q", tt.policy, tt.recrawl, tt.sitemaps, got, tt.want)
 		}
 	}
 }
