@@ -519,8 +519,9 @@ func TestReaderNotQuiteBOM(t *testing.T) {
 }
 
 // FuzzReader: whatever the bytes, the Reader ends with an error, never
-// panics, returns no entry with an empty loc and at most MaxEntries; and
-// bytes MaybeXML rules out are read as text, or not at all.
+// panics, returns no entry with an empty loc and at most MaxEntries, and
+// for a feed none with a priority or changefreq; and bytes MaybeXML rules
+// out are read as text, or not at all. Seeded with feeds of each kind.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(urlset))
 	f.Add(gzipped(f, []byte(urlset)))
@@ -552,6 +553,9 @@ func FuzzReader(f *testing.F) {
 			}
 			if e.Loc == "" || n >= sitemap.MaxEntries || e.Priority < 0 || e.Priority > 1 {
 				t.Fatalf("entry %d: %+v", n, e)
+			}
+			if r.Kind() == sitemap.Feed && (e.Priority != sitemap.DefaultPriority || e.ChangeFreq != "") {
+				t.Fatalf("feed entry %d: %+v, want no priority and no changefreq", n, e)
 			}
 		}
 	})
