@@ -61,11 +61,11 @@ func (p Policy) String() string {
 // directory (so an index at /sitemap.xml whose sitemaps are under
 // /sitemaps/ lets them list all of the site, as it could). It keeps one
 // entry (a fingerprint and a scope) per sitemap, for its life. A
-// Discovery that did not see the
-// robots.txt (it is new to a resumed crawl, or one of several machines
-// sharing a crawl) lets an XML sitemap on a host whose robots.txt lists
-// sitemaps (ListsSitemaps) list any URL of its own origin (not of
-// another), and reads no text sitemap it was not told of.
+// Discovery that did not see the robots.txt or the index (it is new to a
+// resumed crawl, or one of several machines sharing a crawl) lets an XML
+// sitemap list its own directory, or any URL of its own origin (not of
+// another) if that origin's robots.txt lists sitemaps (ListsSitemaps),
+// and reads no text sitemap it was not told of.
 //
 // The zero value is ready to use. Set the fields before the first call
 // and do not change them after; a Discovery must not be copied after

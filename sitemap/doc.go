@@ -39,7 +39,10 @@
 //
 // [Allowed] applies the protocol's rule: a sitemap lists URLs of its own
 // scheme, host and port under its own directory, or, if a robots.txt lists
-// it, of that robots.txt's origin.
+// it, of that robots.txt's origin. A [Discovery] gives the sitemaps of an
+// index the index's scope too: its directory, and its robots.txt's
+// origin, so an index at /sitemap.xml lets its sitemaps under /sitemaps/
+// list the whole site.
 //
 // # Discovery
 //
