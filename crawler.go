@@ -122,8 +122,10 @@ type Crawler struct {
 	MaxBytes int64
 	// IgnoreRobots, if set, fetches without asking robots.txt.
 	IgnoreRobots bool
-	// Sitemaps says which sitemaps are read (see [sitemap.Discovery]);
-	// the zero value, sitemap.Listed, reads those robots.txt files list.
+	// Sitemaps says which sitemaps (and feeds) are read (see
+	// [sitemap.Policy]); the zero value, sitemap.Auto, reads those
+	// robots.txt files list, and under Recrawl a host's /sitemap.xml if
+	// its robots.txt lists none.
 	Sitemaps sitemap.Policy
 	// Recrawl, if not nil, keeps revisiting the pages fetched, by their
 	// rates of change ([revisit.Config]). Nil: each page is fetched once.

@@ -119,7 +119,8 @@ func (r *runState) readSitemap(ctx context.Context, u *url.URL, e frontier.Entry
 	}
 	r.countDropped(d)
 	if l.Err != nil {
-		r.log.Warn("sitemap cut short", "url", e.URL, "entries", len(l.URLs), "err", l.Err)
+		r.stats.sitemapErrors.Add(1)
+		r.log.Warn("sitemap read in part", "url", e.URL, "kind", l.Kind, "entries", len(l.URLs), "err", l.Err)
 	}
 	r.stats.sitemapURLs.Add(int64(len(l.URLs)))
 	return l.URLs, l.LastMods

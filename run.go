@@ -137,7 +137,7 @@ func (c *Crawler) newRun(h Handler) *runState {
 		r.nearDups = simhash.NewDetector(c.NearDuplicates.Distance)
 	}
 	r.fetchRobots = politeness.FetchThrough(r.send, r.userAgent, r.canon)
-	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, LastMods: c.Recrawl != nil}
+	r.sitemaps = &sitemap.Discovery{Policy: c.Sitemaps, Canon: r.canon, Recrawl: c.Recrawl != nil}
 	if !c.IgnoreRobots {
 		r.sitemaps.ListsSitemaps = func(ctx context.Context, origin string) bool {
 			rules, _, err := r.robots.Get(ctx, origin)

@@ -79,8 +79,9 @@ type Stats struct {
 	TrapPatterns     []string         // host and path patterns stopped for serving duplicates (the first 100), as "example.com/calendar?month"
 	DuplicateContent int64            // HTML pages whose content an earlier page of the crawl had (one Traps.DuplicateWindow remembers)
 	DepthRefetches   int64            // pages fetched again, found nearer a seed after Scope.MaxDepth cut their links
-	Sitemaps         int64            // responses read as sitemaps (urlsets, indexes, text lists)
+	Sitemaps         int64            // responses read as sitemaps (urlsets, indexes, text lists, feeds)
 	SitemapURLs      int64            // URLs they listed within the protocol's scope, before the crawl's Scope
+	SitemapErrors    int64            // sitemaps read in part: malformed, cut short or past the protocol's limits (logged, each once)
 	Revisits         int64            // page requests that revisited a page fetched before (Crawler.Recrawl)
 	NotModified      int64            // of those, answered 304 Not Modified: no body
 	Unchanged        int64            // of those, found the page unchanged: a 304, or a 200 with the content of the visit before
@@ -185,7 +186,7 @@ type counters struct {
 	duplicates, forwarded, received, outOfScope, badLinks          atomic.Int64
 	otherSchemes, linksTruncated, duplicateContent, depthRefetches atomic.Int64
 	sitemaps, sitemapURLs, revisits, notModified, unchanged        atomic.Int64
-	nearDuplicates, logins, relogins, loginsFailed                 atomic.Int64
+	nearDuplicates, logins, relogins, loginsFailed, sitemapErrors  atomic.Int64
 	seen, frontier, inflight, hosts, revisiting                    atomic.Int64 // gauges the scheduler publishes
 
 	status       *tally.Keyed[int]    // by status code

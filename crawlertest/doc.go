@@ -39,7 +39,8 @@
 // With Config.Sitemaps, robots.txt also lists /sitemaps/index.xml, an index
 // of a gzipped urlset (/sitemaps/pages.xml.gz) and a text sitemap
 // (/sitemaps/more.txt) that list orphan pages /orphan/<n>, which no link
-// reaches ([Web.Orphans]). With Config.ChangeInterval, pages change as
+// reaches ([Web.Orphans]); with Config.StandardSitemaps the index is
+// /sitemap.xml, and only even hosts' robots.txt lists it. With Config.ChangeInterval, pages change as
 // Poisson processes: their text shows their version, they carry an ETag
 // and a Last-Modified and answer conditional requests with 304, and
 // [Web.Version] tells the version of a page at any time, the ground truth

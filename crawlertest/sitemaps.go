@@ -17,6 +17,9 @@ import (
 //	/sitemaps/pages.xml.gz   urlset (gzip, application/x-gzip): the home page, even orphans
 //	/sitemaps/more.txt       text sitemap: odd orphans
 //	/orphan/<n>              HTML page linking to "/" alone, n < Web.OrphansPerHost
+//
+// With Config.StandardSitemaps too, the index is /sitemap.xml, and only
+// the robots.txt of even hosts names it.
 
 var (
 	ctXML  = []string{"application/xml"}
@@ -29,15 +32,17 @@ func (w *Web) OrphansPerHost() int { return max(1, w.g.pages/10) }
 
 // Orphans returns the URLs of the orphan pages that sitemaps list: those
 // of the hosts whose robots.txt a crawler gets (every good host but h3,
-// h7, h11, ..., and none whose Behavior changes its robots.txt). Nil
-// without Config.Sitemaps.
+// h7, h11, ..., and none whose Behavior changes its robots.txt), and with
+// Config.StandardSitemaps of those with no robots.txt too (h3, h7, ...,
+// but none with a Behavior), where a crawler may ask for /sitemap.xml.
+// Nil without Config.Sitemaps.
 func (w *Web) Orphans() []string {
 	if !w.cfg.Sitemaps {
 		return nil
 	}
 	var out []string
 	for h := range w.g.hosts {
-		if !w.listsSitemaps(h) {
+		if !w.findsSitemaps(h) {
 			continue
 		}
 		for n := range w.OrphansPerHost() {
@@ -47,24 +52,36 @@ func (w *Web) Orphans() []string {
 	return out
 }
 
-// listsSitemaps reports whether a compliant crawler reads host h's
-// robots.txt, with its Sitemap line, and then its sitemaps and pages, each
-// at the first request.
-func (w *Web) listsSitemaps(h int) bool {
-	if !w.cfg.Sitemaps || w.g.isTrap(h) || !w.robotsRules(h) || w.failing(h) {
+// findsSitemaps reports whether a compliant crawler reads host h's
+// robots.txt (or, with Config.StandardSitemaps, finds there is none), and
+// then its sitemaps and pages, each at the first request.
+func (w *Web) findsSitemaps(h int) bool {
+	if !w.cfg.Sitemaps || w.g.isTrap(h) || w.failing(h) {
 		return false
 	}
 	b := w.behavior(h)
-	return b == nil || b.ThrottleEvery == 0
+	if b != nil && b.ThrottleEvery != 0 {
+		return false
+	}
+	return w.robotsRules(h) || w.cfg.StandardSitemaps && b == nil && !hasRobots(h)
+}
+
+// indexPath returns the path of each host's sitemap index.
+func (w *Web) indexPath() string {
+	if w.cfg.StandardSitemaps {
+		return "/sitemap.xml"
+	}
+	return "/sitemaps/index.xml"
 }
 
 // sitemapLine returns robots.txt body with host h's Sitemap line added,
-// with Config.Sitemaps; body itself otherwise.
+// with Config.Sitemaps (and, with StandardSitemaps, for an even h); body
+// itself otherwise.
 func (w *Web) sitemapLine(body []byte, h int) []byte {
-	if !w.cfg.Sitemaps || w.g.isTrap(h) {
+	if !w.cfg.Sitemaps || w.g.isTrap(h) || w.cfg.StandardSitemaps && h%2 == 1 {
 		return body
 	}
-	return append(bytes.Clone(body), "\nSitemap: "+origin(h)+"/sitemaps/index.xml\n"...)
+	return append(bytes.Clone(body), "\nSitemap: "+origin(h)+w.indexPath()+"\n"...)
 }
 
 // sitemapFile returns the body and type of host h's sitemap file or
@@ -76,7 +93,7 @@ func (w *Web) sitemapFile(h int, p string) (body []byte, ct []string, ok bool) {
 	base := origin(h)
 	var b strings.Builder
 	switch p {
-	case "/sitemaps/index.xml":
+	case w.indexPath():
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 		for _, f := range []string{"/sitemaps/pages.xml.gz", "/sitemaps/more.txt"} {
 			b.WriteString("  <sitemap><loc>" + base + f + "</loc></sitemap>\n")

@@ -117,6 +117,14 @@ type Config struct {
 	// Web.Orphans and the package doc). Off, the web is exactly the one
 	// without this field.
 	Sitemaps bool
+	// StandardSitemaps, with Sitemaps, serves each host's sitemap index at
+	// /sitemap.xml, the standard path, instead (its sitemaps stay under
+	// /sitemaps/), and names it in the robots.txt of even hosts only: a
+	// crawler finds the others' only by asking for /sitemap.xml, and
+	// their orphans only if it gives an index's sitemaps the index's
+	// scope (the whole host). Web.Orphans then counts the hosts with no
+	// robots.txt too.
+	StandardSitemaps bool
 	// NearDuplicates, if positive, makes the first NearDuplicates good
 	// (non-trap) hosts, in index order (all of them if fewer), story
 	// hosts: each also serves max(1, PagesPerHost/5) families of 1 to 5

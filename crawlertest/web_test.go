@@ -873,3 +873,45 @@ func TestSitemapsServed(t *testing.T) {
 		t.Error("Orphans without Config.Sitemaps")
 	}
 }
+
+// With Config.StandardSitemaps, the index is at /sitemap.xml, named in
+// the robots.txt of even hosts alone, with its sitemaps under /sitemaps/;
+// Orphans counts the hosts with no robots.txt (h3) too.
+func TestStandardSitemapsServed(t *testing.T) {
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 1, Hosts: 4, PagesPerHost: 40, Sitemaps: true, StandardSitemaps: true})
+	defer w.Close()
+	c := w.Client()
+	get := func(u string) (int, string) {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	for h, want := range []string{"\nSitemap: http://h0.crawler.test/sitemap.xml\n", "", "\nSitemap: http://h2.crawler.test/sitemap.xml\n", ""} {
+		status, robots := get(fmt.Sprintf("http://h%d.crawler.test/robots.txt", h))
+		if got := strings.Contains(robots, "Sitemap:"); got != (want != "") || !strings.Contains(robots, want) || (status == 200) != (h != 3) {
+			t.Errorf("h%d's robots.txt (%d):\n%s\nwant the line %q", h, status, robots, want)
+		}
+		if status, _ := get(fmt.Sprintf("http://h%d.crawler.test/sitemaps/index.xml", h)); status != 404 {
+			t.Errorf("h%d's /sitemaps/index.xml: %d, want 404", h, status)
+		}
+		status, index := get(fmt.Sprintf("http://h%d.crawler.test/sitemap.xml", h))
+		r, err := sitemap.NewReader(strings.NewReader(index))
+		if status != 200 || err != nil || r.Kind() != sitemap.Index || !strings.Contains(index, fmt.Sprintf("http://h%d.crawler.test/sitemaps/more.txt", h)) {
+			t.Errorf("h%d's /sitemap.xml (%d, %v):\n%s", h, status, err, index)
+		}
+	}
+	hosts := map[string]bool{}
+	for _, u := range w.Orphans() {
+		hosts[u[:len("http://h0.crawler.test")]] = true
+	}
+	if len(hosts) != 4 || len(w.Orphans()) != 4*w.OrphansPerHost() {
+		t.Errorf("Orphans on %d hosts, %d of them; want all 4, %d a host", len(hosts), len(w.Orphans()), w.OrphansPerHost())
+	}
+}

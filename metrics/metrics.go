@@ -170,6 +170,7 @@ var counterStats = [...]struct {
 	{"failed_logins_total", "Login attempts that failed.", func(s *crawler.Stats) int64 { return s.LoginsFailed }},
 	{"sitemaps_total", "Responses read as sitemaps.", func(s *crawler.Stats) int64 { return s.Sitemaps }},
 	{"sitemap_urls_total", "URLs listed by sitemaps within the protocol's scope.", func(s *crawler.Stats) int64 { return s.SitemapURLs }},
+	{"sitemap_errors_total", "Sitemaps read in part: malformed, cut short or past the protocol's limits.", func(s *crawler.Stats) int64 { return s.SitemapErrors }},
 	{"forwarded_links_total", "Links sent to the part of a shared crawl that holds their host.", func(s *crawler.Stats) int64 { return s.Forwarded }},
 	{"received_links_total", "Links received from other parts of a shared crawl.", func(s *crawler.Stats) int64 { return s.Received }},
 	{"dns_lookups_total", "Host names the fetcher looked up.", func(s *crawler.Stats) int64 { return s.DNSLookups }},

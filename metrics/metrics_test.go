@@ -333,6 +333,7 @@ func expectedCounters(st crawler.Stats, hs []politeness.HostStats, top int) map[
 		"failed_logins_total":        st.LoginsFailed,
 		"sitemaps_total":             st.Sitemaps,
 		"sitemap_urls_total":         st.SitemapURLs,
+		"sitemap_errors_total":       st.SitemapErrors,
 		"forwarded_links_total":      st.Forwarded,
 		"received_links_total":       st.Received,
 		"dns_lookups_total":          st.DNSLookups,

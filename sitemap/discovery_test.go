@@ -55,10 +55,15 @@ func TestDiscoveryFromRobots(t *testing.T) {
 	} {
 		d := &sitemap.Discovery{Policy: tt.policy}
 		if got := d.FromRobots(u, listed[:3:4]); !slices.Equal(got, tt.want) {
-			t.Errorf("policy %d: %q, want %q", tt.policy, got, tt.want)
+			t.Errorf("policy %v: %q, want %q", tt.policy, got, tt.want)
 		}
 		if got := d.FromRobots(u, listed); tt.policy != sitemap.Off && len(got) != len(tt.want) {
-			t.Errorf("policy %d: a Sitemap line that does not resolve was not left out: %q", tt.policy, got)
+			t.Errorf("policy %v: a Sitemap line that does not resolve was not left out: %q", tt.policy, got)
+		}
+	}
+	for p, want := range map[sitemap.Policy]string{sitemap.Auto: "auto", sitemap.Listed: "listed", sitemap.All: "all", sitemap.Off: "off", -1: "Policy(-1)"} {
+		if p.String() != want {
+			t.Errorf("Policy(%d).String() = %q, want %q", int(p), p.String(), want)
 		}
 	}
 	if got := new(sitemap.Discovery).FromRobots(mustParse(t, "ftp://example.com/"), listed); got != nil {
@@ -138,10 +143,10 @@ func TestDiscoveryReadLastModsAndErrors(t *testing.T) {
 		<url><loc>` + long + `</loc><lastmod>2026-11-01</lastmod></url>
 		<url><loc>http://example.com/c</loc>` // cut short
 	for _, lastMods := range []bool{false, true} {
-		d := &sitemap.Discovery{LastMods: lastMods}
+		d := &sitemap.Discovery{Recrawl: lastMods}
 		l := read(t, d, "http://example.com/sitemap.xml", body)
-		if l == nil || !slices.Equal(l.URLs, []string{"http://example.com/a", "http://example.com/~b"}) {
-			t.Fatalf("%+v, want /a once and /~b canonical", l)
+		if l == nil || !slices.Equal(l.URLs, []string{"http://example.com/a", "http://example.com/~b", "http://example.com/c"}) {
+			t.Fatalf("%+v, want /a once, /~b canonical and /c, whose loc came whole before the cut", l)
 		}
 		if len(l.Unresolved) != 1 || !errors.Is(l.Unresolved[0], canon.ErrTooLong) {
 			t.Errorf("Unresolved = %v, want one canon.ErrTooLong", l.Unresolved)
@@ -178,4 +183,99 @@ func TestDiscoveryConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Under Auto, a crawl that revisits pages asks a host whose robots.txt
+// lists no sitemap for /sitemap.xml; one that lists some, or a crawl that
+// does not revisit, or Listed, is asked for nothing more.
+func TestDiscoveryFromRobotsAuto(t *testing.T) {
+	u := mustParse(t, "http://example.com/page")
+	for _, tt := range []struct {
+		policy   sitemap.Policy
+		recrawl  bool
+		sitemaps []string
+		want     []string
+	}{
+		{sitemap.Auto, true, nil, []string{"http://example.com/sitemap.xml"}},
+		{-1, true, nil, []string{"http://example.com/sitemap.xml"}},
+		{sitemap.Auto, true, []string{"/maps/a.xml"}, []string{"http://example.com/maps/a.xml"}},
+		{sitemap.Auto, false, nil, []string{}},
+		{sitemap.Listed, true, nil, []string{}},
+		{sitemap.All, false, []string{"/maps/a.xml"}, []string{"http://example.com/maps/a.xml", "http://example.com/sitemap.xml"}},
+		{sitemap.Off, true, nil, nil},
+	} {
+		d := &sitemap.Discovery{Policy: tt.policy, Recrawl: tt.recrawl}
+		if got := d.FromRobots(u, tt.sitemaps); !slices.Equal(got, tt.want) {
+			t.Errorf("policy %v, recrawl %v, Sitemap lines %q: %q, want %q", tt.policy, tt.recrawl, tt.sitemaps, got, tt.want)
+		}
+	}
+}
+
+// The sitemaps an index lists take its scope: its directory, and its
+// robots.txt's origin. An index at /sitemap.xml that no robots.txt lists
+// lets its sitemaps under /sitemaps/ list all of its origin (and no
+// other); one under /maps/ lets them list /maps/ alone.
+func TestDiscoveryIndexScope(t *testing.T) {
+	index := func(locs ...string) string {
+		var b strings.Builder
+		b.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for _, l := range locs {
+			fmt.Fprintf(&b, "<sitemap><loc>%s</loc></sitemap>", l)
+		}
+		return b.String() + "</sitemapindex>"
+	}
+	pages := urlsetOf("http://example.com/orphan/1", "http://example.com/sitemaps/2", "http://other.test/3", "http://example.com.other.test/4")
+	for _, tt := range []struct {
+		name, index, part string
+		lists             bool // the origin's robots.txt lists sitemaps (not this index)
+		want              []string
+	}{
+		{"index at the root", "http://example.com/sitemap.xml", "http://example.com/sitemaps/a.xml", false,
+			[]string{"http://example.com/orphan/1", "http://example.com/sitemaps/2"}},
+		{"index under /maps/", "http://example.com/maps/index.xml", "http://example.com/maps/sitemaps/a.xml", false,
+			nil},
+		{"index under /sitemaps/", "http://example.com/sitemaps/index.xml", "http://example.com/sitemaps/a.xml", false,
+			[]string{"http://example.com/sitemaps/2"}},
+		{"robots.txt lists sitemaps", "http://example.com/maps/index.xml", "http://example.com/maps/a.xml", true,
+			[]string{"http://example.com/orphan/1", "http://example.com/sitemaps/2"}},
+	} {
+		d := &sitemap.Discovery{ListsSitemaps: func(context.Context, string) bool { return tt.lists }}
+		l := read(t, d, tt.index, index(tt.part, "http://other.test/x.xml"))
+		if l == nil || l.Kind != sitemap.Index || !slices.Equal(l.URLs, []string{tt.part}) {
+			t.Fatalf("%s: the index: %+v", tt.name, l)
+		}
+		l = read(t, d, tt.part, pages)
+		if l == nil || !slices.Equal(l.URLs, tt.want) || l.OutOfScope != 4-len(tt.want) {
+			t.Errorf("%s: its sitemap %s lists %q (%d out of scope), want %q", tt.name, tt.part, l.URLs, l.OutOfScope, tt.want)
+		}
+	}
+
+	// An index of indexes: the parts of the inner one take the outer's
+	// directory, the wider.
+	d := &sitemap.Discovery{}
+	read(t, d, "http://example.com/sitemap.xml", index("http://example.com/sitemaps/index.xml"))
+	read(t, d, "http://example.com/sitemaps/index.xml", index("http://example.com/sitemaps/deep/a.txt"))
+	l := read(t, d, "http://example.com/sitemaps/deep/a.txt", "http://example.com/orphan/1\nhttp://other.test/3\n")
+	if l == nil || !slices.Equal(l.URLs, []string{"http://example.com/orphan/1"}) {
+		t.Errorf("a text sitemap of an index of indexes: %+v", l)
+	}
+}
+
+// A feed is read as a sitemap of pages, where it was found, in its scope:
+// its relative links resolved, its dates lastmods.
+func TestDiscoveryReadFeed(t *testing.T) {
+	d := &sitemap.Discovery{Recrawl: true}
+	l := read(t, d, "http://example.com/blog/atom.xml", `<feed xmlns="http://www.w3.org/2005/Atom">
+		<link href="http://example.com/blog/"/>
+		<entry><link href="posts/1"/><updated>2026-11-04T12:00:00Z</updated></entry>
+		<entry><link href="/elsewhere/2"/></entry>
+		<entry><link rel="alternate" href="http://example.com/blog/posts/3"/></entry>
+		<entry><link href="http://example.com/blog/posts/4"/>`)
+	want := []string{"http://example.com/blog/posts/1", "http://example.com/blog/posts/3", "http://example.com/blog/posts/4"}
+	if l == nil || l.Kind != sitemap.Feed || !slices.Equal(l.URLs, want) || l.OutOfScope != 1 || l.Err == nil {
+		t.Fatalf("%+v, want %q, 1 out of scope, and the error of a feed cut short", l, want)
+	}
+	if len(l.LastMods) != 1 || l.LastMods[0].FP != canon.Fingerprint(want[0]) || !l.LastMods[0].At.Equal(time.Date(2026, 11, 4, 12, 0, 0, 0, time.UTC)) {
+		t.Errorf("LastMods = %v, want posts/1's", l.LastMods)
+	}
 }

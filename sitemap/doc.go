@@ -1,8 +1,9 @@
 // Package sitemap reads sitemaps (the sitemaps.org protocol 0.9): XML
-// urlsets and sitemap indexes, and plain-text lists of URLs, each plain or
-// gzip-compressed, one entry at a time.
+// urlsets and sitemap indexes, plain-text lists of URLs, and the feeds
+// the protocol accepts as sitemaps (RSS 2.0, RSS 1.0 and Atom 1.0), each
+// plain or gzip-compressed, one entry at a time.
 //
-//	r, err := sitemap.NewReader(body) // gzip or not, XML or text
+//	r, err := sitemap.NewReader(body) // gzip or not, XML (urlset, index, feed) or text
 //	if err != nil { … }               // ErrNotSitemap: an HTML page, say
 //	for {
 //		e, err := r.Next()
@@ -22,14 +23,26 @@
 // a text sitemap at 64 KiB. The XML is read with encoding/xml, which
 // expands no entities but the predefined ones and HTML's (no DTD, so no
 // billion laughs), and leniently: sitemaps in the wild hold URLs with a
-// bare '&'. No Go library for sitemaps was available to us; this one is
-// fuzzed (FuzzReader).
+// bare '&', and are cut short or malformed; the entries before the fault
+// are returned, then its error. No Go library for sitemaps was available
+// to us; this one is fuzzed (FuzzReader).
+//
+// # Feeds
+//
+// A feed's items are read as a urlset's pages (Kind Feed): RSS 2.0's
+// <item><link>, RSS 1.0's <item rdf:about> (or its <link>), Atom's
+// <entry><link href> whose rel is "alternate" or none; their dates
+// (updated, dc:date, pubDate, published) as lastmods. The channel's or
+// feed's own links are not entries. The same limits and scope apply.
 //
 // # Scope
 //
 // [Allowed] applies the protocol's rule: a sitemap lists URLs of its own
 // scheme, host and port under its own directory, or, if a robots.txt lists
-// it, of that robots.txt's origin.
+// it, of that robots.txt's origin. A [Discovery] gives the sitemaps of an
+// index the index's scope too: its directory, and its robots.txt's
+// origin, so an index at /sitemap.xml lets its sitemaps under /sitemaps/
+// list the whole site.
 //
 // # Discovery
 //

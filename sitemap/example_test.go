@@ -46,7 +46,7 @@ func Example() {
 }
 
 func ExampleDiscovery() {
-	d := &sitemap.Discovery{} // Listed: the sitemaps robots.txt lists
+	d := &sitemap.Discovery{} // Auto, not a recrawl: the sitemaps robots.txt lists
 	page, _ := url.Parse("https://example.com/")
 	// https://example.com/robots.txt was fetched for page; its Sitemap lines:
 	maps := d.FromRobots(page, []string{"/maps/news.txt"})

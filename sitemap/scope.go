@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"cmp"
 	"net/url"
 	"strings"
 )
@@ -30,6 +31,32 @@ func Allowed(sitemap, loc *url.URL, robotsOrigin string) bool {
 	dir := sitemap.EscapedPath()
 	dir = dir[:strings.LastIndexByte(dir, '/')+1]
 	return strings.HasPrefix(loc.EscapedPath(), dir) || dir == ""
+}
+
+// dirOf returns the origin and directory of u, the URL of a sitemap:
+// "http://example.com/maps/" for http://example.com/maps/index.xml; ""
+// if u is not an absolute http(s) URL.
+func dirOf(u *url.URL) string {
+	o := Origin(u)
+	if o == "" {
+		return ""
+	}
+	p := u.EscapedPath()
+	return o + cmp.Or(p[:strings.LastIndexByte(p, '/')+1], "/")
+}
+
+// under reports whether loc is an absolute http(s) URL with no user
+// info, under dir, a directory as dirOf gives it.
+func under(loc *url.URL, dir string) bool {
+	if loc.Opaque != "" || loc.User != nil {
+		return false
+	}
+	o := Origin(loc)
+	p := loc.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	return o != "" && strings.HasPrefix(o+p, dir)
 }
 
 // Origin returns u's scheme, host and port, lower-cased and without the

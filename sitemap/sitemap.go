@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/xml"
 	"errors"
@@ -32,7 +33,7 @@ var (
 	ErrTooManyEntries = errors.New("sitemap: more than 50,000 entries; the rest ignored")
 	ErrTooLarge       = errors.New("sitemap: more than 50 MiB uncompressed; the rest ignored")
 	ErrTextRun        = errors.New("sitemap: more than 256 KiB of text between two tags")
-	ErrNotSitemap     = errors.New("sitemap: neither a urlset, a sitemap index nor a list of URLs")
+	ErrNotSitemap     = errors.New("sitemap: neither a urlset, a sitemap index, a feed nor a list of URLs")
 )
 
 // Kind is what a sitemap file lists.
@@ -42,6 +43,7 @@ const (
 	URLSet Kind = iota + 1 // pages: <urlset><url>…
 	Index                  // other sitemaps: <sitemapindex><sitemap>…
 	Text                   // pages, one URL a line
+	Feed                   // pages: the items of an RSS 2.0, RSS 1.0 (RDF) or Atom 1.0 feed
 )
 
 func (k Kind) String() string {
@@ -52,16 +54,24 @@ func (k Kind) String() string {
 		return "sitemapindex"
 	case Text:
 		return "text"
+	case Feed:
+		return "feed"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Entry is one <url> of a urlset, one <sitemap> of an index, or one line
-// of a text sitemap.
+// Entry is one <url> of a urlset, one <sitemap> of an index, one line of
+// a text sitemap, or one item of a feed.
 type Entry struct {
-	Loc string // the URL as written, spaces trimmed; never empty
+	// Loc is the URL as written, spaces trimmed; never empty. A feed's
+	// item gives it as its first <link> that has text, or an href and
+	// no rel but "alternate" (Atom's); else as its rdf:about (RSS 1.0's).
+	// A feed's may be relative (to the feed's URL; xml:base is not read).
+	Loc string
 	// LastMod is when the page (or the listed sitemap) last changed, if
-	// given in a W3C datetime form; the zero time otherwise.
+	// given in a W3C datetime form (or, in a feed, RFC 822's: pubDate);
+	// the zero time otherwise. A feed's item gives it as its updated,
+	// dc:date, dcterms:modified or pubDate, else as its published.
 	LastMod time.Time
 	// ChangeFreq is "always", "hourly", "daily", "weekly", "monthly",
 	// "yearly" or "never" as given (a hint), or "".
@@ -78,7 +88,12 @@ const DefaultPriority = 0.5
 // then call Next until it returns an error: io.EOF at the end of a
 // well-formed file. The limits of the protocol are enforced as the file is
 // read, so a hostile file costs at most MaxSize bytes read and a few
-// hundred KiB of memory. A Reader is not safe for concurrent use.
+// hundred KiB of memory. It reads leniently: the entries before a fault
+// (a syntax error, a file cut short, an element left open) are returned
+// before the error, the entry the fault is in too if its loc was whole,
+// and what follows a well-formed root's end is read, so that a stray end
+// tag that closed the root early is an error too. A Reader is not safe
+// for concurrent use.
 type Reader struct {
 	kind  Kind
 	in    *guard
@@ -86,14 +101,16 @@ type Reader struct {
 	lines *bufio.Scanner
 	n     int   // entries returned
 	depth int   // of the XML element open
+	entry int   // depth of the entry element open; 0 if none
 	err   error // sticky
 }
 
 // NewReader returns a Reader of the sitemap in r: gzip-compressed or not
 // (told by its first bytes, whatever the Content-Type said), XML or plain
-// text. It reads the file's start to learn its Kind; it returns
-// ErrNotSitemap for XML whose root is neither urlset nor sitemapindex,
-// such as an HTML page.
+// text. It reads the file's start to learn its Kind from the root
+// element: urlset, sitemapindex, rss (RSS 2.0), rdf:RDF (RSS 1.0) or feed
+// (Atom 1.0). It returns ErrNotSitemap for XML whose root is none of
+// these, such as an HTML page.
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReader(r)
 	var src io.Reader = br
@@ -133,6 +150,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 				sr.kind = URLSet
 			case "sitemapindex":
 				sr.kind = Index
+			case "rss", "RDF", "feed":
+				sr.kind = Feed
 			default:
 				return nil, ErrNotSitemap
 			}
@@ -187,37 +206,38 @@ func (r *Reader) nextLine() (Entry, error) {
 	return Entry{}, io.EOF
 }
 
-// nextElement reads up to the end of the next <url> or <sitemap> that
-// has a loc. Only the loc, lastmod, changefreq and priority directly in
-// it count: an extension's <image:loc>, one level deeper, does not.
+// nextElement reads up to the end of the next entry that has a loc: a
+// <url> or <sitemap> (any element under the root), or a feed's <item> or
+// <entry> (under the root or one element deeper: RSS 2.0's <channel>).
+// Only the fields directly in it count: an extension's <image:loc>, one
+// level deeper, does not. A fault past an entry's loc ends the entry
+// there, and the Reader after it.
 func (r *Reader) nextElement() (Entry, error) {
-	var e Entry
+	var f fields
 	var field *string
 	var text strings.Builder
-	var lastmod, priority string
 	for {
 		tok, err := r.dec.Token()
 		if err != nil {
-			return Entry{}, r.fail(err)
+			err = r.fail(err)
+			if e := f.entry(r.kind); r.entry != 0 && e.Loc != "" {
+				r.entry, r.err = 0, err
+				return e, nil
+			}
+			return Entry{}, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			r.depth++
-			if r.depth == 2 {
-				e, lastmod, priority = Entry{}, "", ""
-			}
 			field = nil
-			if r.depth == 3 {
-				switch t.Name.Local {
-				case "loc":
-					field = &e.Loc
-				case "lastmod":
-					field = &lastmod
-				case "changefreq":
-					field = &e.ChangeFreq
-				case "priority":
-					field = &priority
+			switch {
+			case r.entry == 0 && r.isEntry(t.Name.Local):
+				r.entry, f = r.depth, fields{}
+				if r.kind == Feed {
+					f.about = strings.TrimSpace(attr(t, "about"))
 				}
+			case r.entry != 0 && r.depth == r.entry+1:
+				field = f.field(r.kind, t)
 				text.Reset()
 			}
 		case xml.CharData:
@@ -225,20 +245,123 @@ func (r *Reader) nextElement() (Entry, error) {
 				text.Write(t)
 			}
 		case xml.EndElement:
-			if r.depth == 3 && field != nil {
-				*field = strings.TrimSpace(text.String())
-				field = nil
+			if field != nil && r.depth == r.entry+1 {
+				f.set(field, strings.TrimSpace(text.String()))
 			}
+			field = nil
 			r.depth--
-			if r.depth == 1 && e.Loc != "" {
-				e.LastMod = ParseLastMod(lastmod)
-				e.ChangeFreq = changeFreq(e.ChangeFreq)
-				e.Priority = parsePriority(priority)
-				return e, nil
+			if r.entry != 0 && r.depth < r.entry {
+				r.entry = 0
+				if e := f.entry(r.kind); e.Loc != "" {
+					return e, nil
+				}
 			}
 			if r.depth == 0 {
-				return Entry{}, io.EOF
+				return Entry{}, r.afterRoot()
 			}
+		}
+	}
+}
+
+// isEntry reports whether an element named local, just opened at
+// r.depth, is an entry of r's kind.
+func (r *Reader) isEntry(local string) bool {
+	if r.kind == Feed {
+		return (r.depth == 2 || r.depth == 3) && (local == "item" || local == "entry")
+	}
+	return r.depth == 2
+}
+
+// fields are the texts of an entry's fields, as read.
+type fields struct {
+	loc, lastmod, changefreq, priority string // a urlset's or an index's
+	link, about, updated, published    string // a feed's
+}
+
+// field returns where the text of t, a field of an entry of a file of
+// kind k, goes; nil if nowhere. A feed's <link href> gives its href at
+// once (nil), if its rel is none or "alternate" and no link came before.
+func (f *fields) field(k Kind, t xml.StartElement) *string {
+	if k != Feed {
+		switch t.Name.Local {
+		case "loc":
+			return &f.loc
+		case "lastmod":
+			return &f.lastmod
+		case "changefreq":
+			return &f.changefreq
+		case "priority":
+			return &f.priority
+		}
+		return nil
+	}
+	switch t.Name.Local {
+	case "link":
+		href, rel := strings.TrimSpace(attr(t, "href")), attr(t, "rel")
+		if href == "" {
+			return &f.link // RSS's, whose text is the URL
+		}
+		if f.link == "" && (rel == "" || rel == "alternate") {
+			f.link = href
+		}
+	case "updated", "date", "modified", "pubDate":
+		return &f.updated
+	case "published":
+		return &f.published
+	}
+	return nil
+}
+
+// set sets field, one of f's, to v. A feed's fields keep their first
+// value, its dates their first that parses (see parseDate); a urlset's
+// and an index's their last.
+func (f *fields) set(field *string, v string) {
+	switch field {
+	case &f.link:
+		*field = cmp.Or(*field, v)
+	case &f.updated, &f.published:
+		if *field == "" && !parseDate(v).IsZero() {
+			*field = v
+		}
+	default:
+		*field = v
+	}
+}
+
+// entry returns the Entry of f, the fields of an entry of a file of kind
+// k: one with an empty Loc if f has none.
+func (f *fields) entry(k Kind) Entry {
+	if k == Feed {
+		return Entry{Loc: cmp.Or(f.about, f.link), LastMod: parseDate(cmp.Or(f.updated, f.published)), Priority: DefaultPriority}
+	}
+	return Entry{Loc: f.loc, LastMod: ParseLastMod(f.lastmod), ChangeFreq: changeFreq(f.changefreq), Priority: parsePriority(f.priority)}
+}
+
+// attr returns the value of t's attribute local (in any name space), or "".
+func attr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// afterRoot reads what follows the root element's end: io.EOF if nothing
+// but white space, comments and processing instructions; an error
+// otherwise, such as the XML decoder's for a stray end tag (which closed
+// the root early, in its lenient mode) or another element.
+func (r *Reader) afterRoot() error {
+	for {
+		tok, err := r.dec.Token()
+		if err == io.EOF {
+			return io.EOF
+		}
+		if err != nil {
+			return r.fail(err)
+		}
+		if t, ok := tok.(xml.StartElement); ok {
+			return fmt.Errorf("sitemap: element <%s> after the root element's end", t.Name.Local)
 		}
 	}
 }
@@ -406,6 +529,42 @@ func ParseLastMod(s string) time.Time {
 		return time.Time{}
 	}
 	for _, form := range lastModForms {
+		if t, err := time.Parse(form, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// rfc822Forms are the forms of a date in RFC 822 (RSS 2.0's pubDate), as
+// RFC 1123 amends it, past the day of the week: a day of one or two
+// digits, a year of four or two, seconds or none, a numeric zone or a
+// name.
+var rfc822Forms = func() []string {
+	var forms []string
+	for _, year := range []string{"2006", "06"} {
+		for _, clock := range []string{"15:04:05", "15:04"} {
+			for _, zone := range []string{"-0700", "MST"} {
+				forms = append(forms, "2 Jan "+year+" "+clock+" "+zone)
+			}
+		}
+	}
+	return forms
+}()
+
+// parseDate parses a feed's date: a W3C datetime (see ParseLastMod) or an
+// RFC 822 one ("Mon, 02 Jan 2006 15:04:05 GMT"; a zone name other than
+// UT, GMT and the local zone's is taken as UTC). It returns the zero time
+// for anything else.
+func parseDate(s string) time.Time {
+	if t := ParseLastMod(s); !t.IsZero() {
+		return t
+	}
+	s = strings.TrimSpace(s)
+	if _, rest, ok := strings.Cut(s, ","); ok {
+		s = strings.TrimSpace(rest) // the day of the week
+	}
+	for _, form := range rfc822Forms {
 		if t, err := time.Parse(form, s); err == nil {
 			return t.UTC()
 		}

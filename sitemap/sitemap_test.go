@@ -144,7 +144,7 @@ func TestLatin1(t *testing.T) {
 func TestNotSitemap(t *testing.T) {
 	for _, doc := range []string{
 		"<!DOCTYPE html><html><body><a href=/x>x</a></body></html>",
-		"<rss><channel></channel></rss>",
+		"<opml><body><outline/></body></opml>",
 		"",
 		"   \n",
 		"<?xml version=\"1.0\"?>",
@@ -158,7 +158,8 @@ func TestNotSitemap(t *testing.T) {
 	}
 }
 
-// A malformed file ends with an error after the entries before the fault.
+// A malformed file ends with an error after the entries before the fault,
+// the one it is in too if that entry's loc was whole.
 func TestMalformed(t *testing.T) {
 	for _, tt := range []struct {
 		doc  string
@@ -167,10 +168,171 @@ func TestMalformed(t *testing.T) {
 		{`<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</loc></url>`, 2}, // not closed
 		{`<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</lo`, 1},
 		{`<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</loc></url><!-- `, 2},
+		{`<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</loc><lastmod>2026-`, 2},
+		{`<sitemapindex><sitemap><loc>http://a/s1.xml</loc>`, 1}, // an index of one, cut short
+		{`<sitemapindex><sitemap><loc>http://a/s1.xml</loc></sitemap><sitemap><loc>http://a/s2.xml</loc>`, 2},
+		{"<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</loc>\x0c</url><url><loc>http://a/3</loc></url></urlset>", 2},
+		// A stray end tag closes the root early; what follows is an error.
+		{`<urlset><url><loc>http://a/1</loc></url></url><url><loc>http://a/2</loc></url></urlset>`, 1},
+		{`<urlset><url><loc>http://a/1</loc></url></urlset><urlset><url><loc>http://a/2</loc></url></urlset>`, 1},
+		{`<rss><channel><item><link>http://a/1</link></item><item><link>http://a/2</link><pubDate>Mon, `, 2},
+		{`<feed><entry><link href="http://a/1"/><title>one</title></entry><entry><title>two</title>`, 1},
 	} {
 		_, es, err := readAll(t, []byte(tt.doc))
 		if err == nil || len(es) != tt.good {
 			t.Errorf("%q: %d entries, %v; want %d and an error", tt.doc, len(es), err, tt.good)
+		}
+	}
+}
+
+// Whatever byte a file is cut at, plain or gzipped, what is read is a
+// prefix of the whole file's entries, longer the later the cut, then an
+// error; cut anywhere past its last entry, all of them.
+func TestCutAnywhere(t *testing.T) {
+	for name, doc := range map[string]string{"urlset": urlset, "rss": rss2, "rdf": rss1, "atom": atom} {
+		_, full, err := readAll(t, []byte(doc))
+		if err != nil || len(full) == 0 {
+			t.Fatalf("%s: %d entries, %v", name, len(full), err)
+		}
+		last := max(strings.LastIndex(doc, "</url>"), strings.LastIndex(doc, "</item>"), strings.LastIndex(doc, "</entry>"))
+		prev := 0
+		for cut := range len(doc) {
+			_, es, err := readAll(t, []byte(doc[:cut]))
+			if err == nil && strings.TrimSpace(doc[cut:]) != "" {
+				t.Errorf("%s cut at %d: no error", name, cut)
+			}
+			if len(es) < prev || len(es) > len(full) || cut > last && len(es) != len(full) {
+				t.Errorf("%s cut at %d: %d entries (%d at the cut before), of %d", name, cut, len(es), prev, len(full))
+			}
+			prev = len(es)
+			for i := range es {
+				if es[i].Loc != full[i].Loc {
+					t.Errorf("%s cut at %d: entry %d %q, want %q", name, cut, i, es[i].Loc, full[i].Loc)
+				}
+			}
+		}
+		z := gzipped(t, []byte(doc))
+		for cut := 20; cut < len(z)-8; cut++ { // past the header, short of the trailer
+			if _, es, err := readAll(t, z[:cut]); err == nil || len(es) > len(full) {
+				t.Errorf("%s gzipped, cut at %d of %d: %d entries, %v; want an error", name, cut, len(z), len(es), err)
+			}
+		}
+	}
+}
+
+const rss2 = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">
+  <channel>
+    <title>Example news</title>
+    <link>http://example.com/news/</link>
+    <atom:link href="http://example.com/news/feed.xml" rel="self" type="application/rss+xml"/>
+    <image><url>http://example.com/logo.png</url><link>http://example.com/news/</link></image>
+    <item>
+      <title>One</title>
+      <link> http://example.com/news/1 </link>
+      <guid isPermaLink="false">urn:x:1</guid>
+      <pubDate>Sun, 01 Nov 2026 09:30:00 GMT</pubDate>
+    </item>
+    <item>
+      <atom:link href="http://example.com/news/2" rel="self"/>
+      <link>http://example.com/news/2?a=1&amp;b=2</link>
+      <pubDate>Mon, 2 Nov 26 10:00 +0100</pubDate>
+      <enclosure url="http://example.com/news/2.mp3" length="1" type="audio/mpeg"/>
+    </item>
+    <item>
+      <title>No link: not an entry</title>
+      <description>&lt;a href="http://example.com/x"&gt;x&lt;/a&gt;</description>
+    </item>
+    <item>
+      <link>http://example.com/news/3</link>
+      <dc:date>2026-11-03T08:00:00Z</dc:date>
+      <pubDate>yesterday</pubDate>
+    </item>
+  </channel>
+</rss>`
+
+const rss1 = `<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+  xmlns:dc="http://purl.org/dc/elements/1.1/">
+  <channel rdf:about="http://example.com/news.rdf">
+    <title>Example</title>
+    <link>http://example.com/</link>
+    <items><rdf:Seq><rdf:li resource="http://example.com/a"/><rdf:li resource="http://example.com/b"/></rdf:Seq></items>
+  </channel>
+  <item rdf:about="http://example.com/a">
+    <title>A</title>
+    <link>http://example.com/a?via=link</link>
+    <dc:date>2026-11-01T10:00+01:00</dc:date>
+  </item>
+  <item rdf:about="http://example.com/b">
+    <title>B</title>
+  </item>
+</rdf:RDF>`
+
+const atom = `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <title>Example</title>
+  <link href="http://example.com/"/>
+  <link rel="self" href="http://example.com/atom.xml"/>
+  <updated>2026-11-05T00:00:00Z</updated>
+  <entry>
+    <title>One</title>
+    <link rel="edit" href="http://example.com/edit/1"/>
+    <link rel="alternate" type="text/html" href="http://example.com/posts/1"/>
+    <link rel="alternate" type="text/html" hreflang="fr" href="http://example.com/fr/posts/1"/>
+    <id>urn:uuid:1</id>
+    <updated>2026-11-04T12:00:00Z</updated>
+    <published>2026-11-01T12:00:00Z</published>
+  </entry>
+  <entry>
+    <link href="/posts/2"/>
+    <published>2026-11-02T12:00:00-05:00</published>
+  </entry>
+  <entry>
+    <link rel="enclosure" href="http://example.com/2.mp3"/>
+    <id>urn:uuid:3</id>
+  </entry>
+</feed>`
+
+// Feeds are read as sitemaps of pages: RSS 2.0's <item><link>, RSS 1.0's
+// <item rdf:about> or <link>, Atom's <entry><link href> (rel alternate or
+// none), with their dates as lastmods; nothing of the channel or feed
+// itself.
+func TestFeeds(t *testing.T) {
+	day := func(d, h, m int, zone int) time.Time {
+		return time.Date(2026, 11, d, h, m, 0, 0, time.FixedZone("", zone*3600))
+	}
+	for _, tt := range []struct {
+		name, doc string
+		want      []sitemap.Entry
+	}{
+		{"rss 2.0", rss2, []sitemap.Entry{
+			{Loc: "http://example.com/news/1", LastMod: day(1, 9, 30, 0)},
+			{Loc: "http://example.com/news/2?a=1&b=2", LastMod: day(2, 10, 0, 1)},
+			{Loc: "http://example.com/news/3", LastMod: day(3, 8, 0, 0)}, // dc:date, not a pubDate that does not parse
+		}},
+		{"rss 1.0", rss1, []sitemap.Entry{
+			{Loc: "http://example.com/a", LastMod: day(1, 10, 0, 1)}, // rdf:about, before a link
+			{Loc: "http://example.com/b"},
+		}},
+		{"atom", atom, []sitemap.Entry{
+			{Loc: "http://example.com/posts/1", LastMod: day(4, 12, 0, 0)},
+			{Loc: "/posts/2", LastMod: day(2, 12, 0, -5)},
+		}},
+	} {
+		for _, data := range [][]byte{[]byte(tt.doc), gzipped(t, []byte(tt.doc))} {
+			kind, es, err := readAll(t, data)
+			if err != nil || kind != sitemap.Feed {
+				t.Fatalf("%s: %v, %v", tt.name, kind, err)
+			}
+			if len(es) != len(tt.want) {
+				t.Fatalf("%s: %d entries, want %d: %+v", tt.name, len(es), len(tt.want), es)
+			}
+			for i, w := range tt.want {
+				if es[i].Loc != w.Loc || !es[i].LastMod.Equal(w.LastMod) || es[i].Priority != sitemap.DefaultPriority || es[i].ChangeFreq != "" {
+					t.Errorf("%s entry %d: %+v, want %+v", tt.name, i, es[i], w)
+				}
+			}
 		}
 	}
 }
@@ -357,8 +519,9 @@ func TestReaderNotQuiteBOM(t *testing.T) {
 }
 
 // FuzzReader: whatever the bytes, the Reader ends with an error, never
-// panics, returns no entry with an empty loc and at most MaxEntries; and
-// bytes MaybeXML rules out are read as text, or not at all.
+// panics, returns no entry with an empty loc and at most MaxEntries, and
+// for a feed none with a priority or changefreq; and bytes MaybeXML rules
+// out are read as text, or not at all. Seeded with feeds of each kind.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(urlset))
 	f.Add(gzipped(f, []byte(urlset)))
@@ -368,6 +531,13 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(`<sitemapindex><sitemap><loc>http://a/s.xml</loc></sitemap></sitemapindex>`))
 	f.Add([]byte(`<urlset><url><loc>http://a/</loc><url><loc>x</loc></url></urlset>`))
 	f.Add([]byte("<?xml version=\"1.0\" encoding=\"latin1\"?><urlset><url><loc>\xff</loc></url></urlset>"))
+	f.Add([]byte(rss2))
+	f.Add([]byte(rss1))
+	f.Add([]byte(atom))
+	f.Add(gzipped(f, []byte(atom)))
+	f.Add([]byte(`<rss><channel><item><link>http://a/1</link><pubDate>Mon, 2 Nov 26 10:00 +0100</pubDate></item></channel></rss>`))
+	f.Add([]byte(`<feed><entry><link href="http://a/1"/></entry><item><link>x</link></item></feed>`))
+	f.Add([]byte(`<urlset><url><loc>http://a/1</loc></url></url><url><loc>http://a/2</loc></url></urlset>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := sitemap.NewReader(bytes.NewReader(data))
 		if err != nil {
@@ -383,6 +553,9 @@ func FuzzReader(f *testing.F) {
 			}
 			if e.Loc == "" || n >= sitemap.MaxEntries || e.Priority < 0 || e.Priority > 1 {
 				t.Fatalf("entry %d: %+v", n, e)
+			}
+			if r.Kind() == sitemap.Feed && (e.Priority != sitemap.DefaultPriority || e.ChangeFreq != "") {
+				t.Fatalf("feed entry %d: %+v, want no priority and no changefreq", n, e)
 			}
 		}
 	})

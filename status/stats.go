@@ -35,6 +35,7 @@ type Stats struct {
 	DepthRefetches   int64            `json:"depth_refetches"`
 	Sitemaps         int64            `json:"sitemaps"`
 	SitemapURLs      int64            `json:"sitemap_urls"`
+	SitemapErrors    int64            `json:"sitemap_errors"`
 	Revisits         int64            `json:"revisits"`
 	NotModified      int64            `json:"not_modified"`
 	Unchanged        int64            `json:"unchanged"`
@@ -71,7 +72,7 @@ func StatsOf(s crawler.Stats) Stats {
 		Retries: s.Retries, HostsRetired: s.HostsRetired, Duplicates: s.Duplicates, OutOfScope: s.OutOfScope,
 		BadLinks: s.BadLinks, OtherSchemes: s.OtherSchemes, LinksTruncated: s.LinksTruncated,
 		Traps: orEmpty(s.Traps), TrapPatterns: s.TrapPatterns, DuplicateContent: s.DuplicateContent,
-		DepthRefetches: s.DepthRefetches, Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs, Revisits: s.Revisits,
+		DepthRefetches: s.DepthRefetches, Sitemaps: s.Sitemaps, SitemapURLs: s.SitemapURLs, SitemapErrors: s.SitemapErrors, Revisits: s.Revisits,
 		NotModified: s.NotModified, Unchanged: s.Unchanged, NearDuplicates: s.NearDuplicates,
 		Logins: s.Logins, Relogins: s.Relogins, LoginsFailed: s.LoginsFailed,
 		Forwarded: s.Forwarded, Received: s.Received, Seen: s.Seen, Frontier: s.Frontier, InFlight: s.InFlight,

@@ -201,7 +201,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.hostStats, "host-stats", "", "write per-host accounting (requests, bytes, errors, delay, retired) as JSON lines to this file at the end (- for stdout); the file is created before the crawl starts")
 	fs.BoolVar(&o.sameHost, "same-host", false, "stay on the seeds' hosts")
 	fs.BoolVar(&o.ignoreRobots, "ignore-robots", false, "do not obey robots.txt (only for sites you own)")
-	fs.StringVar(&o.sitemaps, "sitemaps", "listed", "sitemaps to read for URLs: listed (those robots.txt lists; also true), all (also each host's /sitemap.xml, one request more a host) or off (also false)")
+	fs.StringVar(&o.sitemaps, "sitemaps", "auto", "sitemaps (and RSS and Atom feeds) to read for URLs: auto (those robots.txt lists, and with -recrawl /sitemap.xml of each host whose robots.txt lists none), listed (those robots.txt lists; also true), all (those, and each host's /sitemap.xml, one request more a host) or off (also false)")
 	fs.BoolVar(&o.recrawl, "recrawl", false, "keep revisiting the pages fetched, each at the rate that keeps most copies fresh by its estimated rate of change (conditional GETs: a 304 costs no body), until -duration, -max-pages or a signal; needs -rate, which revisits share with new URLs")
 	fs.BoolVar(&o.recrawlUniform, "recrawl-uniform", false, "with -recrawl: revisit every page at the same rate (the baseline policy)")
 	fs.Float64Var(&o.recrawlShare, "recrawl-share", revisit.DefaultShare, "with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: none)")
@@ -275,7 +275,7 @@ func (o *options) validate() error {
 	check(o.frontier == "fifo" || o.frontier == "aopic" || o.frontier == "priority", "-frontier %q: want fifo, aopic or priority", o.frontier)
 	check(o.state == "" || o.frontier != "priority", "-state keeps a fifo or aopic frontier: -frontier priority is in memory only")
 	_, ok := sitemapPolicies[o.sitemaps]
-	check(ok, "-sitemaps %q: want listed, all or off", o.sitemaps)
+	check(ok, "-sitemaps %q: want auto, listed, all or off", o.sitemaps)
 	check(!o.recrawl || o.rate > 0, "-recrawl needs -rate R: the crawl's requests per second, which revisits share with new URLs")
 	check(finite(o.recrawlShare) && o.recrawlShare <= 1, "-recrawl-share %v: want at most 1 (0: none while new URLs wait)", o.recrawlShare)
 	check(!o.recrawl || o.cluster == "", "-recrawl: a crawl shared with -cluster does not revisit yet")
@@ -370,6 +370,7 @@ func validateSeeds(seeds []string) error {
 
 // sitemapPolicies maps the values of -sitemaps to the Crawler's.
 var sitemapPolicies = map[string]sitemap.Policy{
+	"auto":   sitemap.Auto,
 	"listed": sitemap.Listed,
 	"all":    sitemap.All,
 	"off":    sitemap.Off,

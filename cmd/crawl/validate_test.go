@@ -80,7 +80,7 @@ func TestDefaultAndOffValuesAccepted(t *testing.T) {
 		{"-per-host", "0"}, {"-per-host", "-1"}, {"-seen-size", "0"}, {"-seen", "bitmap", "-seen-size", "0"},
 		{"-workers", "0"}, {"-rate", "-1"}, {"-progress", "-1s"}, {"-progress", "0"}, {"-delay-factor", "-1"},
 		{"-user-agent", "bot/1 (+https://example.com/bot; é)"},
-		{"-sitemaps=false"}, {"-sitemaps=true"}, {"-recrawl-share", "-1"}, {"-recrawl-max", "-1s"},
+		{"-sitemaps=false"}, {"-sitemaps=true"}, {"-sitemaps", "auto"}, {"-recrawl-share", "-1"}, {"-recrawl-max", "-1s"},
 	} {
 		before := s.requests.Load()
 		r := runCrawl(t, nil, append(append([]string{"-allow", s.addr(), "-delay", "-1s"}, args...), s.URL+"/")...)
