@@ -376,12 +376,21 @@ func TestRecrawlChangeWeb(t *testing.T) {
 	// the test's CPU): uniform's freshness is compared at the estimated
 	// crawl's rate, moved by what the model says the difference is worth.
 	uniRate := uni.revisits * (1 - uni.resourceShare)
-	uniAt := uni.fresh + meanFreshness(lambdas, revisit.Uniform(len(lambdas), pageRate, bounds)) - meanFreshness(lambdas, revisit.Uniform(len(lambdas), uniRate, bounds))
-	if est.fresh < uniAt {
+	uniModel := meanFreshness(lambdas, revisit.Uniform(len(lambdas), uniRate, bounds))
+	uniAt := uni.fresh + meanFreshness(lambdas, revisit.Uniform(len(lambdas), pageRate, bounds)) - uniModel
+	// Two real-time crawls of one policy differ by up to 0.01, and at
+	// this rate the estimated policy gains about that much over uniform
+	// (TestPoliciesSimulatedChangeWeb): it may fall short by noise alone.
+	const noise = 0.01
+	if est.fresh < uniAt-noise {
 		t.Errorf("estimated policy %.3f fresh, below uniform's %.3f at its rate (%.3f measured at %.1f page revisits/s)", est.fresh, uniAt, uni.fresh, uniRate)
 	}
-	if est.fresh < 0.9*optimal {
-		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f", est.fresh, optimal)
+	// A loaded machine fetches late, and keeps both crawls below their
+	// models: the optimum is discounted by what it cost the uniform crawl
+	// against its model (nothing on an idle machine).
+	discount := min(uni.fresh/uniModel, 1)
+	if est.fresh < 0.9*optimal*discount {
+		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f (discounted by %.2f, what the machine cost uniform against its model)", est.fresh, optimal, discount)
 	}
 	for i, r := range runs {
 		if r.resourceShare > 0.05 {
