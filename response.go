@@ -39,10 +39,10 @@ func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *out
 		return
 	}
 	if !links.IsHTML(p.ContentType, p.Body) {
-		if r.c.Recrawl != nil { // only revisits compare other bodies
-			o.visit.Content = xxh3.Hash(p.Body)
-		}
 		p.Links, o.visit.LastMods = r.readSitemap(ctx, u, e, p.Body)
+		if r.c.Recrawl != nil { // only revisits compare other bodies; one without links is a resource
+			o.visit.Content, o.visit.Resource = xxh3.Hash(p.Body), p.Links == nil
+		}
 		return
 	}
 	r.readHTML(p, u, o)

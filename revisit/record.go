@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// The record of a page revisited: a format byte, flags (queued), the
+// The record of a page revisited: a format byte, flags (1: queued, 2: a
+// resource; a record of a build before resources has no 2), the
 // depth, the URL and validators (uvarint lengths), the content
 // fingerprint, the due and last visit times (Unix milliseconds, varint),
 // and the visits kept: uvarint(interval in ms << 1 | changed) each.
@@ -17,7 +18,10 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 	b := make([]byte, 0, 48+len(p.url)+len(p.etag)+len(p.lastModified)+3*len(visits))
 	flags := byte(0)
 	if p.queued {
-		flags = 1
+		flags |= 1
+	}
+	if p.resource {
+		flags |= 2
 	}
 	b = append(b, visitedFormat, flags)
 	b = binary.AppendUvarint(b, uint64(p.depth))
@@ -42,11 +46,11 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 var errBadRecord = errors.New("not a valid record")
 
 func decodeVisited(b []byte) (p *visited, last time.Time, visits []Visit, err error) {
-	if len(b) < 2 || b[0] != visitedFormat || b[1] > 1 {
+	if len(b) < 2 || b[0] != visitedFormat || b[1] > 3 {
 		return nil, time.Time{}, nil, errBadRecord
 	}
 	d := decoder{b: b[2:]}
-	p = &visited{queued: b[1] == 1}
+	p = &visited{queued: b[1]&1 != 0, resource: b[1]&2 != 0}
 	p.depth = int(d.uvarint(math.MaxInt32))
 	p.url, p.etag, p.lastModified = d.string(), d.string(), d.string()
 	p.content = d.uint64()

@@ -224,3 +224,41 @@ func BenchmarkPlan(b *testing.B) {
 		})
 	}
 }
+
+// The prior's estimate: none is the maximum-likelihood one; with no visit
+// it is the median; a page whose visits all saw a change, or none, gets a
+// finite rate on the side of the median its visits say, nearer to it than
+// the maximum-likelihood fallbacks; with visits of both kinds its
+// equation holds.
+func TestPriorEstimate(t *testing.T) {
+	mixed := []revisit.Visit{{5 * time.Second, true}, {20 * time.Second, false}, {60 * time.Second, true}, {10 * time.Second, false}}
+	if got, want := (revisit.Prior{}).Estimate(mixed), revisit.Estimate(mixed); got != want {
+		t.Errorf("the zero Prior: %v, want Estimate's %v", got, want)
+	}
+	p := revisit.Prior{Median: 0.05, Spread: 1}
+	if got := p.Estimate(nil); math.Abs(got-0.05) > 1e-9 {
+		t.Errorf("no visit: %v, want the median 0.05", got)
+	}
+	always := slices.Repeat([]revisit.Visit{{Interval: 10 * time.Second, Changed: true}}, 3)
+	if got, mle := p.Estimate(always), revisit.Estimate(always); !(got > 0.05 && !math.IsInf(got, 0)) {
+		t.Errorf("every visit changed: %v, want a finite rate above the median (maximum likelihood: %v)", got, mle)
+	}
+	quiet := slices.Repeat([]revisit.Visit{{Interval: 100 * time.Second}}, 3)
+	if got, mle := p.Estimate(quiet), revisit.Estimate(quiet); !(got > mle && got < 0.05) {
+		t.Errorf("no visit changed: %v, want between the maximum-likelihood %v and the median", got, mle)
+	}
+	l := p.Estimate(mixed)
+	x := math.Log(l)
+	lhs := 5*l/math.Expm1(5*l) + 60*l/math.Expm1(60*l) - 30*l
+	if rhs := (x - math.Log(0.05)); math.Abs(lhs-rhs) > 1e-6 {
+		t.Errorf("λ = %v: Σ λt/(e^λt − 1) − λ·Σ unchanged t = %v, want (ln λ − ln median)/spread² = %v", l, lhs, rhs)
+	}
+	// The pooled prior: Cho and Garcia-Molina's estimator over all visits.
+	pp := revisit.PooledPrior(1, 10, 4, 100*time.Second)
+	if want := -math.Log(6.5/10.5) / 10; math.Abs(pp.Median-want) > 1e-12 || pp.Spread != 1 {
+		t.Errorf("PooledPrior = %+v, want median %v", pp, want)
+	}
+	if pp := revisit.PooledPrior(1, 10, 0, 100*time.Second); pp != (revisit.Prior{}) {
+		t.Errorf("PooledPrior with no change seen = %+v, want none", pp)
+	}
+}

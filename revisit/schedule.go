@@ -30,8 +30,14 @@ type Schedule struct {
 	// History is how many visits of a page are kept (the latest); 0 means
 	// DefaultHistory.
 	History int
+	// PriorSpread is the spread of the prior that each page's estimate
+	// starts from: a [PooledPrior], whose median is the rate of change of
+	// all the pages together. 0 means DefaultPriorSpread; negative: no
+	// prior, the maximum-likelihood [Estimate].
+	PriorSpread float64
 
 	pages map[uint64]*page
+	prior Prior // of the last Plan
 }
 
 type page struct {
@@ -101,10 +107,17 @@ func (s *Schedule) Plan() {
 	ids := make([]uint64, 0, len(s.pages))
 	rates := make([]float64, 0, len(s.pages))
 	share := s.Budget / float64(len(s.pages))
+	prior := s.pooledPrior()
+	// A prior that moved re-estimates every page; one that barely did,
+	// only the pages visited since.
+	moved := math.Abs(prior.Median-s.prior.Median) > 0.05*s.prior.Median || prior.Spread != s.prior.Spread
+	if moved {
+		s.prior = prior
+	}
 	for id, p := range s.pages {
 		ids = append(ids, id)
-		if p.stale {
-			p.change, p.stale = Estimate(p.visits), false
+		if p.stale || moved {
+			p.change, p.stale = s.prior.Estimate(p.visits), false
 		}
 		r := p.change
 		if len(p.visits) == 0 {
@@ -121,6 +134,32 @@ func (s *Schedule) Plan() {
 	for i, id := range ids {
 		s.pages[id].rate = f[i]
 	}
+}
+
+// pooledPrior returns the prior of the pages' estimates: the PooledPrior
+// of all their visits, of spread PriorSpread.
+func (s *Schedule) pooledPrior() Prior {
+	spread := s.PriorSpread
+	if spread == 0 {
+		spread = DefaultPriorSpread
+	}
+	if spread < 0 {
+		return Prior{}
+	}
+	var n, changed int
+	var total time.Duration
+	for _, p := range s.pages {
+		for _, v := range p.visits {
+			if v.Interval > 0 {
+				n++
+				total += v.Interval
+				if v.Changed {
+					changed++
+				}
+			}
+		}
+	}
+	return PooledPrior(spread, n, changed, total)
 }
 
 // Visits returns the time of the latest visit of page id and the visits
@@ -169,5 +208,5 @@ func (s *Schedule) Rate(id uint64) (change, revisit float64) {
 	if p == nil {
 		return 0, 0
 	}
-	return Estimate(p.visits), p.rate
+	return s.prior.Estimate(p.visits), p.rate
 }

@@ -2,6 +2,7 @@ package revisit
 
 import (
 	"encoding/hex"
+	"fmt"
 	"testing"
 	"time"
 
@@ -132,5 +133,85 @@ func TestRevisitsSteps(t *testing.T) {
 	v.Done(e, Outcome{Status: 410, Gone: true}, later)
 	if len(v.pages) != 0 || v.queued != 0 || v.sched.Len() != 0 {
 		t.Fatalf("a gone page is kept: %d pages, %d queued", len(v.pages), v.queued)
+	}
+}
+
+// A resource (a response that is no HTML page) is revisited every
+// MaxInterval, outside the pages' budget, unless Config.Resources: then
+// as a page; one that turns into a page (or back) changes Schedules with
+// its visits; its record keeps what it is.
+func TestResourcesApart(t *testing.T) {
+	v := NewTracker(Config{Rate: 10, MaxInterval: time.Hour}, 0)
+	page := frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"}
+	img := frontier.Entry{URL: "http://a.test/i.png", FP: 2, Host: "a.test"}
+	v.Done(page, Outcome{Status: 200, Content: 1}, t0)
+	v.Done(img, Outcome{Status: 200, Content: 2, Resource: true}, t0)
+	if v.Len() != 2 || v.sched.Len() != 1 || v.apart.Len() != 1 {
+		t.Fatalf("%d pages, %d planned, %d apart; want 2, 1, 1", v.Len(), v.sched.Len(), v.apart.Len())
+	}
+	if due := v.pages[1].due; !due.Equal(t0.Add(100 * time.Millisecond)) {
+		t.Errorf("the page is due after %v, want 100ms: the whole budget of 10/s", due.Sub(t0))
+	}
+	if due := v.pages[2].due; !due.Equal(t0.Add(time.Hour)) {
+		t.Errorf("the image is due after %v, want MaxInterval", due.Sub(t0))
+	}
+	p, _, _, err := decodeVisited(encodeVisited(v.pages[2], t0, nil))
+	if err != nil || !p.resource || p.queued {
+		t.Fatalf("the image's record decodes to %+v, %v", p, err)
+	}
+	// Revisited as a page from the next Run on, with its visits.
+	v.Configure(Config{Rate: 10, MaxInterval: time.Hour, Resources: true}, 0)
+	if v.sched.Len() != 2 || v.apart.Len() != 0 {
+		t.Fatalf("with Resources: %d planned, %d apart; want 2, 0", v.sched.Len(), v.apart.Len())
+	}
+	v.Configure(Config{Rate: 10, MaxInterval: time.Hour}, 0)
+	// A resource that answers HTML is a page again.
+	v.Done(img, Outcome{Status: 200, Content: 3}, t0.Add(time.Hour))
+	if v.sched.Len() != 2 || v.apart.Len() != 0 || v.pages[2].resource {
+		t.Fatalf("a resource that turned into a page: %d planned, %d apart", v.sched.Len(), v.apart.Len())
+	}
+	if _, visits, _ := v.sched.Visits(2); len(visits) != 1 || !visits[0].Changed {
+		t.Errorf("its visits %v, want the one revisit that found it changed", visits)
+	}
+	// With no MaxInterval, a resource is never revisited.
+	w := NewTracker(Config{Rate: 10, MaxInterval: -1}, 0)
+	w.Done(img, Outcome{Status: 200, Resource: true}, t0)
+	if due := w.pages[2].due; due.Sub(t0) < Never {
+		t.Errorf("with no MaxInterval, the image is due after %v", due.Sub(t0))
+	}
+}
+
+// A new plan keeps the pages' phases: when the budget doubles (the new
+// URLs ran out), the pages revisited one after another stay due one
+// after another, sooner, where due times recomputed from their last
+// visits made every page visited longer ago than its new interval due
+// at once: all of them here.
+func TestPlanKeepsPhase(t *testing.T) {
+	v := NewTracker(Config{Share: 0.5, Uniform: true}, 100)
+	f := &frontier.FIFO{}
+	f.Push(frontier.Entry{URL: "http://b.test/new", FP: 999, Host: "b.test"}) // a new URL waits
+	const n = 100
+	entry := func(i int) frontier.Entry {
+		return frontier.Entry{URL: fmt.Sprintf("http://a.test/%d", i), FP: uint64(i + 1), Host: "a.test"}
+	}
+	for i := range n {
+		v.Done(entry(i), Outcome{Status: 200}, t0)
+	}
+	v.plan(t0, true)   // 50/s: each page every 2 s
+	for i := range n { // revisited one every 20 ms
+		v.Done(entry(i), Outcome{Status: 200}, t0.Add(2*time.Second+time.Duration(i)*20*time.Millisecond))
+	}
+	now := t0.Add(4*time.Second - time.Millisecond)
+	f.Next(now) // the new URL is gone: the budget doubles, intervals halve
+	v.plan(now, false)
+	bunch := map[time.Time]int{}
+	for _, p := range v.pages {
+		bunch[p.due]++
+		if d := p.due.Sub(now); d <= 0 || d > time.Second {
+			t.Fatalf("a page due %v after the plan, want after it, within the new interval", d)
+		}
+	}
+	if len(bunch) < n {
+		t.Errorf("%d pages due at %d distinct times, want all apart", n, len(bunch))
 	}
 }

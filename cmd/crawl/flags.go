@@ -57,6 +57,7 @@ type options struct {
 	sitemaps           string
 	recrawl            bool
 	recrawlUniform     bool
+	recrawlResources   bool
 	recrawlShare       float64
 	recrawlMin         time.Duration
 	recrawlMax         time.Duration
@@ -204,6 +205,7 @@ func registerFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.sitemaps, "sitemaps", "auto", "sitemaps (and RSS and Atom feeds) to read for URLs: auto (those robots.txt lists, and with -recrawl /sitemap.xml of each host whose robots.txt lists none), listed (those robots.txt lists; also true), all (those, and each host's /sitemap.xml, one request more a host) or off (also false)")
 	fs.BoolVar(&o.recrawl, "recrawl", false, "keep revisiting the pages fetched, each at the rate that keeps most copies fresh by its estimated rate of change (conditional GETs: a 304 costs no body), until -duration, -max-pages or a signal; needs -rate, which revisits share with new URLs")
 	fs.BoolVar(&o.recrawlUniform, "recrawl-uniform", false, "with -recrawl: revisit every page at the same rate (the baseline policy)")
+	fs.BoolVar(&o.recrawlResources, "recrawl-resources", false, "with -recrawl: revisit resources that are not HTML pages (images, PDFs: by the Content-Type of their last fetch) as pages, out of the same budget; without it each is revisited only every -recrawl-max (never with 0), outside the pages' budget")
 	fs.Float64Var(&o.recrawlShare, "recrawl-share", revisit.DefaultShare, "with -recrawl: the share of -rate revisits take while new URLs wait; all of it when none wait (0: none)")
 	durationVar(fs, &o.recrawlMin, "recrawl-min", 0, "with -recrawl: the shortest time between two visits of a page (0: no bound but its host's pacing)")
 	durationVar(fs, &o.recrawlMax, "recrawl-max", revisit.DefaultMaxInterval, "with -recrawl: the longest time between two visits of a page (0: none, a page may never be revisited)")

@@ -501,7 +501,7 @@ func newCrawler(o *options, con io.Writer) *crawler.Crawler {
 		c.NearDuplicates = &simhash.Config{Distance: o.nearDistance, SkipLinks: o.nearSkipLinks}
 	}
 	if o.recrawl {
-		c.Recrawl = &revisit.Config{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform}
+		c.Recrawl = &revisit.Config{Share: o.recrawlShare, MinInterval: o.recrawlMin, MaxInterval: o.recrawlMax, Uniform: o.recrawlUniform, Resources: o.recrawlResources}
 	}
 	size := o.seenSize
 	if size == 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -327,5 +328,45 @@ func TestRecrawl(t *testing.T) {
 	if !sum.Interrupted || sum.Revisits == 0 || sum.NotModified == 0 || sum.Revisiting == 0 ||
 		int64(revisits) != sum.Revisits || int64(unchanged) != sum.Unchanged {
 		t.Errorf("summary %+v; -out: %d revisits, %d unchanged; want revisits, 304s, and -out lines that agree", sum, revisits, unchanged)
+	}
+}
+
+// -recrawl revisits the demo web's HTML pages, not its images, which
+// wait for -recrawl-max; -recrawl-resources revisits them as pages.
+func TestRecrawlResources(t *testing.T) {
+	t.Parallel()
+	for _, resources := range []bool{false, true} {
+		t.Run("resources="+strconv.FormatBool(resources), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"-demo", "-recrawl", "-rate", "400", "-recrawl-min", "200ms", "-duration", "3s", "-out", "-"}
+			if resources {
+				args = append(args, "-recrawl-resources")
+			}
+			r := runCrawl(t, nil, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+			}
+			pages, images := 0, 0
+			for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+				var rec struct {
+					URL     string
+					Revisit bool
+				}
+				if err := json.Unmarshal([]byte(l), &rec); err != nil {
+					t.Fatalf("-out line %q: %v", l, err)
+				}
+				switch {
+				case !rec.Revisit:
+				case strings.HasSuffix(rec.URL, ".png"):
+					images++
+				default:
+					pages++
+				}
+			}
+			t.Logf("revisits: %d pages, %d images", pages, images)
+			if pages == 0 || resources != (images > 0) {
+				t.Errorf("revisits: %d pages, %d images; want pages, and images only with -recrawl-resources", pages, images)
+			}
+		})
 	}
 }
