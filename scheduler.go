@@ -121,8 +121,8 @@ func (s *scheduler) handOut(paused bool) (wake time.Time) {
 			wake = w
 			break
 		}
-		if s.rateInterval > 0 {
-			s.nextSlot = now.Add(s.rateInterval)
+		if s.rateInterval > 0 { // from the slot, not the hand-out: a wake-up late by up to half an interval costs no rate
+			s.nextSlot = later(s.nextSlot, now.Add(-s.rateInterval/2)).Add(s.rateInterval)
 		}
 		e.Depth = s.depths.HandedOut(e.FP, e.Depth) // a shorter path may have been found while it waited
 		s.inflight++
@@ -360,4 +360,12 @@ func (r *runState) publish(inflight int) {
 	if r.revisits != nil {
 		r.stats.revisiting.Store(int64(r.revisits.Len()))
 	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
