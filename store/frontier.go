@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"crawler/frontier"
 	"crawler/internal/urlform"
 )
@@ -141,12 +139,13 @@ func (s *Store) fill(h *hostQueue) bool {
 	if s.err != nil {
 		return false
 	}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: queueKey(h.id, h.loaded), UpperBound: queueKey(h.id, math.MaxUint64)})
+	s.kbuf = appendQueueKey(s.kbuf[:0], h.id, h.loaded)
+	s.kbuf = appendQueueKey(s.kbuf, h.id, math.MaxUint64)
+	it, err := s.queueReads.iter(s.db, s.kbuf[:13], s.kbuf[13:])
 	if err != nil {
 		s.write(err)
 		return false
 	}
-	defer it.Close()
 	i, _ := slices.BinarySearchFunc(h.writes, h.loaded, bySeq)
 	writes := h.writes[i:]
 	for it.First(); len(h.head) < headMax; {

@@ -180,6 +180,9 @@ type Store struct {
 	checkpoint   int                                   // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error                                 // the first write error: the store takes no more
 
+	queueReads reader // fill's
+	seenReads  reader // Prepare's
+
 	bloom     *blockFilter // nil: none
 	cache     *fpCache
 	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
@@ -752,6 +755,9 @@ reaping:
 		return nil
 	}
 	s.committing = slices.Delete(s.committing, 0, n)
+	// The readers' iterators may not see the groups taken in, whose writes
+	// leave the overlays; and they hold the memtables they saw.
+	s.write(errors.Join(s.queueReads.stale(), s.seenReads.stale()))
 	kept := s.touched[:0]
 	for _, h := range s.touched {
 		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= s.syncedGen })
@@ -837,7 +843,7 @@ func (s *Store) closeDB() (err error) {
 	}
 	defer recoverFatal(&err)
 	s.batch.Close()
-	return s.db.Close()
+	return errors.Join(s.queueReads.stale(), s.seenReads.stale(), s.db.Close())
 }
 
 // set writes key in the step in progress, unless the store has failed.
