@@ -128,7 +128,7 @@ func (t *Seen) Prepare(fps []uint64) {
 	for _, fp := range need {
 		s.seenStats.Reads++
 		s.kbuf = appendSeenKey(s.kbuf[:0], fp)
-		if it.SeekGE(s.kbuf) && bytes.Equal(it.Key(), s.kbuf) {
+		if it.SeekPrefixGE(s.kbuf) && bytes.Equal(it.Key(), s.kbuf) {
 			s.cache.add(fp)
 			s.found[fp] = struct{}{}
 		} else if it.Error() == nil {

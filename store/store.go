@@ -304,6 +304,7 @@ func Open(dir string, o Options) (*Store, error) {
 		CacheSize: int64(politeness.Or(o.BlockCache, DefaultBlockCache))}
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+		po.Levels[i].FilterPolicy = seenFilter{}
 	}
 	po.EnsureDefaults()
 	db, err := pebble.Open(dir, po)
