@@ -193,14 +193,15 @@ type Store struct {
 	nSeen     int
 	seenStats SeenStats
 
-	hosts    map[string]*hostQueue
-	nextID   uint32
-	seq      uint64 // of the next entry pushed
-	n        int    // entries waiting
-	requests int64  // page requests, in every run
-	out      map[uint64]handedOut
-	ready    hostHeap // by the seq of their first entry
-	waiting  hostHeap // by ready time
+	hosts     map[string]*hostQueue
+	lastHosts [2]*hostQueue // the two hosts host last returned, the last first
+	nextID    uint32
+	seq       uint64 // of the next entry pushed
+	n         int    // entries waiting
+	requests  int64  // page requests, in every run
+	out       map[uint64]handedOut
+	ready     hostHeap // by the seq of their first entry
+	waiting   hostHeap // by ready time
 
 	kept   []kept     // values kept with the steps (see Keep)
 	robots keptRobots // the origins whose robots.txt is kept (see Robots)
