@@ -51,12 +51,13 @@
 // store. Its new fingerprints are written as one record a
 // commit group (a log) and merged into its table 2^17 at a time, as a
 // sorted file Pebble ingests (Options.MergeURLs): a memtable insert each
-// would cost a tenth of a crawl's CPU. Reads and the
-// frontier's refills seek every table of Pebble's level 0 and one of each
-// level below: a block cache of 32 MiB (Options.BlockCache), not Pebble's
-// 8, keeps their index and data blocks in memory; the Bloom filter and the
-// fingerprint cache live outside the Go heap, where they do not swell the
-// heap's target.
+// would cost a tenth of a crawl's CPU. The frontier's refills seek every
+// table of Pebble's level 0 and one of each level below; a read of the
+// seen-set, only the table that holds its key, as each table keeps a Bloom
+// filter of its seen keys (seenFilter). A block cache of 32 MiB
+// (Options.BlockCache), not Pebble's 8, keeps their index and data blocks
+// in memory; the Bloom filter and the fingerprint cache live outside the
+// Go heap, where they do not swell the heap's target.
 //
 // Keys: "m" the format version, "mc" the crawl's identity (Claim), "mr"
 // the page requests; "s"+fingerprint a seen URL; "l"+group the

@@ -120,16 +120,15 @@ func (t *Seen) Prepare(fps []uint64) {
 	}
 	slices.Sort(need)
 	need = slices.Compact(need)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixSeen}, UpperBound: []byte{prefixSeen + 1}})
+	it, err := s.seenReads.iter(s.db, []byte{prefixSeen}, []byte{prefixSeen + 1})
 	if err != nil {
 		s.write(err)
 		return
 	}
-	defer it.Close()
 	for _, fp := range need {
 		s.seenStats.Reads++
-		key := seenKey(fp)
-		if it.SeekGE(key) && bytes.Equal(it.Key(), key) {
+		s.kbuf = appendSeenKey(s.kbuf[:0], fp)
+		if it.SeekPrefixGE(s.kbuf) && bytes.Equal(it.Key(), s.kbuf) {
 			s.cache.add(fp)
 			s.found[fp] = struct{}{}
 		} else if it.Error() == nil {

@@ -126,6 +126,7 @@ func (s *Store) finishMerge(wait bool) {
 		return
 	}
 	s.mergingFPs = nil
+	s.write(s.seenReads.stale()) // it may not see the fingerprints merged
 	if s.err == nil {
 		s.write(s.batch.DeleteRange(seenLogKey(0), seenLogKey(s.mergedUpTo+1), nil))
 	}

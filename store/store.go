@@ -180,6 +180,9 @@ type Store struct {
 	checkpoint   int                                   // pages done between AOPIC checkpoints; <= 0: none but at Close
 	err          error                                 // the first write error: the store takes no more
 
+	queueReads reader // fill's
+	seenReads  reader // Prepare's
+
 	bloom     *blockFilter // nil: none
 	cache     *fpCache
 	absent    map[uint64]struct{} // not seen, as Prepare read them; until the next Prepare
@@ -190,14 +193,15 @@ type Store struct {
 	nSeen     int
 	seenStats SeenStats
 
-	hosts    map[string]*hostQueue
-	nextID   uint32
-	seq      uint64 // of the next entry pushed
-	n        int    // entries waiting
-	requests int64  // page requests, in every run
-	out      map[uint64]handedOut
-	ready    hostHeap // by the seq of their first entry
-	waiting  hostHeap // by ready time
+	hosts     map[string]*hostQueue
+	lastHosts [2]*hostQueue // the two hosts host last returned, the last first
+	nextID    uint32
+	seq       uint64 // of the next entry pushed
+	n         int    // entries waiting
+	requests  int64  // page requests, in every run
+	out       map[uint64]handedOut
+	ready     hostHeap // by the seq of their first entry
+	waiting   hostHeap // by ready time
 
 	kept   []kept     // values kept with the steps (see Keep)
 	robots keptRobots // the origins whose robots.txt is kept (see Robots)
@@ -301,6 +305,7 @@ func Open(dir string, o Options) (*Store, error) {
 		CacheSize: int64(politeness.Or(o.BlockCache, DefaultBlockCache))}
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+		po.Levels[i].FilterPolicy = seenFilter{}
 	}
 	po.EnsureDefaults()
 	db, err := pebble.Open(dir, po)
@@ -752,6 +757,9 @@ reaping:
 		return nil
 	}
 	s.committing = slices.Delete(s.committing, 0, n)
+	// The readers' iterators may not see the groups taken in, whose writes
+	// leave the overlays; and they hold the memtables they saw.
+	s.write(errors.Join(s.queueReads.stale(), s.seenReads.stale()))
 	kept := s.touched[:0]
 	for _, h := range s.touched {
 		h.writes = slices.DeleteFunc(h.writes, func(w write) bool { return w.gen <= s.syncedGen })
@@ -837,7 +845,7 @@ func (s *Store) closeDB() (err error) {
 	}
 	defer recoverFatal(&err)
 	s.batch.Close()
-	return s.db.Close()
+	return errors.Join(s.queueReads.stale(), s.seenReads.stale(), s.db.Close())
 }
 
 // set writes key in the step in progress, unless the store has failed.
