@@ -4,21 +4,26 @@
 # hosts whose answers take 50 ms, to the end; prints the wall time, the
 # server's own count (requests, pages missed, fetched twice, robots.txt
 # violations) and each node's requests. KILL=1 kills node n1 with SIGKILL
-# 3 s in and starts it again 1 s later.
+# 3 s in and starts it again 1 s later. EQUAL=1 serves a web of hosts of
+# about equal size (webserve -equal: 853 to 1,088 URLs a host, where the
+# default web's are 553 to 1,023). PORT is the nats-server's port
+# (14222). A node that fails has the end of its log printed.
 #
 #   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]
 #   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2
+#   EQUAL=1 bench/cluster.sh 3 16 0
 set -euo pipefail
 NODES=${1:?nodes}; W=${2:?workers}; KILL=${3:-0}; shift 3 || shift $#
+PORT=${PORT:-14222} # of the nats-server
 . "$(dirname "$0")/lib.sh"
 (cd "$root" && go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2)
-"$tmp/nats-server" -js -a 127.0.0.1 -p 14222 -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
-start_web -hosts 60 -latency 50ms
+"$tmp/nats-server" -js -a 127.0.0.1 -p "$PORT" -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
+start_web -hosts 60 -latency 50ms $([ "${EQUAL:-0}" = 1 ] && echo -equal)
 sleep 1.5 # for nats-server to listen
 node() { # node NAME [flags...]: one crawl process
 	local name=$1
 	shift
-	HTTP_PROXY=$proxy "$tmp/crawl" -cluster nats://127.0.0.1:14222 -node "$name" -state "$tmp/$name" \
+	HTTP_PROXY=$proxy "$tmp/crawl" -cluster nats://127.0.0.1:$PORT -node "$name" -state "$tmp/$name" \
 		-delay -1s -delay-factor -1 -workers "$W" "$@" -json "$seed" > "$tmp/$name.json" 2> "$tmp/$name.err"
 }
 start=$(date +%s.%N)
@@ -35,10 +40,12 @@ if [ "$KILL" = 1 ]; then
 	pids[1]=$!
 fi
 codes=""
-for p in "${pids[@]}"; do
+failed=()
+for i in "${!pids[@]}"; do
 	code=0
-	wait "$p" || code=$?
+	wait "${pids[$i]}" || code=$?
 	codes="$codes $code"
+	[ "$code" = 0 ] || failed+=("$i")
 done
 end=$(date +%s.%N)
 kill -INT $web
@@ -46,4 +53,8 @@ wait $web || true
 echo "nodes=$NODES workers=$W kill=$KILL seconds=$(awk "BEGIN { printf \"%.1f\", $end - $start }") exit_codes=$codes $(tail -1 "$tmp/web.out")"
 for i in $(seq 0 $((NODES - 1))); do
 	echo "  n$i requests $(grep -m1 '"requests"' "$tmp/n$i.json" | tr -dc 0-9)"
+done
+for i in "${failed[@]}"; do
+	echo "  n$i failed:"
+	tail -3 "$tmp/n$i.err"
 done

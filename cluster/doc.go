@@ -114,12 +114,26 @@
 // replaces them. Cookies given to every node's jar before the crawl (a
 // cookies.txt) are written with their host's first change.
 //
-// Hashing spreads many hosts evenly, but not a few dozen: a node whose
-// backlog (entries waiting, published with its heartbeat) is less than
-// half that of the busiest node takes one of that node's partitions, the
-// largest backlog not above half the difference. The move is recorded in
-// the crawl's state bucket, and the holder hands the partition over as
-// to a node that joined; a move to a node that is not live is ignored.
+// Hashing spreads many hosts evenly, but not a few dozen of different
+// sizes, and with one request in flight per host a node whose hosts
+// outnumber its workers serves each in turn, so that its largest hosts
+// end long after the crawl could have. So each node publishes, with its
+// heartbeat, the work left of each partition it holds (entries waiting,
+// on how many hosts, and the partition's pace: the moving average of
+// how long its requests take) and how many fetches it runs at once
+// ([Config.Workers]); and the leader, the live node of least name, plans
+// where the partitions should be, every tick (but for 7.5 ticks after
+// a plan it carried out, while its moves settle): it estimates when each node
+// would end (its hosts sharing its workers in turn, each host one
+// request at a time), and moves partitions from the node that would end
+// last while that ends the crawl sooner, or packs them anew, longest
+// first, if that ends it sooner still (the largest hosts then share
+// nodes with a worker for each). A plan is carried out only if it ends
+// the crawl sooner by more than a move costs (three ticks without
+// fetching the partition's hosts) and a twentieth. The moves are recorded
+// in the crawl's state bucket, and each holder hands its partitions over
+// as to a node that joined; a move to a node that is not live is
+// ignored.
 //
 // The crawl is finished when, twice in a row (a quarter second apart), the
 // stream holds no batch and then every live node reports itself idle; a

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -36,8 +37,43 @@ var (
 func (n *Node) Push(e frontier.Entry) {
 	p := PartitionOf(e.Host)
 	n.admit(p, e.FP)
-	n.waiting[p].Add(1)
+	n.wait(e.Host, 1)
 	n.local.Push(e)
+}
+
+// wait adds k (negative: takes) to the entries waiting here of host, and
+// of its partition.
+func (n *Node) wait(host string, k int) {
+	p := PartitionOf(host)
+	n.waiting[p].Add(int64(k))
+	before := n.hostWait[host]
+	after := before + k
+	if after > 0 {
+		n.hostWait[host] = after
+	} else {
+		delete(n.hostWait, host)
+	}
+	switch {
+	case before <= 0 && after > 0:
+		n.hostsIn[p].Add(1)
+	case before > 0 && after <= 0:
+		n.hostsIn[p].Add(-1)
+	}
+}
+
+// paceWeight is the weight of a request's time in its partition's pace,
+// a moving average.
+const paceWeight = 0.2
+
+// timed notes how long a request of partition p, handed out at start,
+// took, in p's pace.
+func (n *Node) timed(p int, start time.Time) {
+	d := time.Since(start).Seconds()
+	old := math.Float64frombits(n.pace[p].Load())
+	if old > 0 {
+		d = old + paceWeight*(d-old)
+	}
+	n.pace[p].Store(math.Float64bits(d))
 }
 
 // Len reports the entries waiting in the local frontier.
@@ -61,18 +97,22 @@ func (n *Node) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 			return e, false, wake
 		}
 		p := PartitionOf(e.Host)
-		n.waiting[p].Add(-1)
+		n.wait(e.Host, -1)
 		switch n.roles[p].Load() {
 		case active:
 			n.inflight++
 			n.partOut[p]++
+			if int64(n.inflight) > n.peak.Load() {
+				n.peak.Store(int64(n.inflight))
+			}
+			n.outSince[e.FP] = time.Now()
 			if n.cfg.MaxPages > 0 {
 				n.allowance--
 			}
 			return e, true, time.Time{}
 		case awaiting, taking:
 			n.local.Done(e, frontier.Result{Retry: true, Next: now.Add(n.tick)})
-			n.waiting[p].Add(1)
+			n.wait(e.Host, 1)
 		default:
 			n.local.Done(e, frontier.Result{})
 			n.send(p, e, true)
@@ -87,8 +127,13 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 	n.inflight--
 	n.partOut[p]--
 	n.cookieDone(p, e.Host)
+	start, timed := n.outSince[e.FP]
+	delete(n.outSince, e.FP)
 	if r.Requested {
 		n.requests.Add(1)
+		if timed {
+			n.timed(p, start)
+		}
 	}
 	if n.cfg.MaxPages > 0 && !r.Requested {
 		n.allowance++ // not spent: a robots.txt wait, say
@@ -99,7 +144,7 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 		return
 	}
 	if r.Retry {
-		n.waiting[p].Add(1)
+		n.wait(e.Host, 1)
 	}
 	n.local.Done(e, r)
 }
@@ -543,7 +588,7 @@ func (n *Node) takeDrains() {
 				seal()
 			}
 			b = appendLink(b, e, true)
-			n.waiting[p].Add(-1)
+			n.wait(e.Host, -1)
 		}
 		seal() // sent before the step that removed them is committed
 		err := n.handOver(p, func(fp uint64) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -68,6 +69,11 @@ type Config struct {
 	// hands over with a partition are marked in it when they arrive, so
 	// that a link to one of them found here later is not fetched again.
 	Seen seen.Set
+	// Workers is how many fetches the node's crawler runs at once (its
+	// Workers), which the crawl counts to share out the work among the
+	// nodes; 0 means the most entries this node has had out at once so
+	// far.
+	Workers int
 	// Status, if not nil, returns what the node publishes about itself
 	// with each heartbeat (its crawler's Stats, say), as JSON; Members
 	// returns it.
@@ -114,24 +120,29 @@ type Node struct {
 	handoff      string             // and of their handover subjects
 
 	// Owned by the crawler's goroutine.
-	out        [Partitions][]byte       // links to send, per partition
-	sealed     []sealed                 // and full batches
-	outLinks   int                      // links in out
-	toAck      []jetstream.Msg          // batches received and discovered, acked after the next durable commit
-	pending    time.Time                // when out stopped being empty
-	ackDue     time.Time                // when toAck is to be acknowledged
-	inflight   int                      // entries handed out and not Done
-	partOut    [Partitions]int          // of those, per partition
-	allowance  int64                    // budgeted requests reserved and not yet handed out
-	spent      bool                     // the crawl's budget is spent
-	in         batch                    // Receive's
-	admitted   [Partitions][]uint64     // fingerprints of the URLs queued or handed over here, to hand over (see admit)
-	seq        uint64                   // batches published by this process
-	queuedSeqs map[uint64]time.Time     // stream sequences of the batches with queued entries taken here (see queuedAgain)
-	prunedAt   time.Time                // when queuedSeqs was last pruned
-	waiting    [Partitions]atomic.Int64 // entries waiting in the local frontier, per partition
-	err        error                    // the first error on the crawler's goroutine
-	jar        jarState                 // the cookies of the hosts of the partitions held here
+	out        [Partitions][]byte        // links to send, per partition
+	sealed     []sealed                  // and full batches
+	outLinks   int                       // links in out
+	toAck      []jetstream.Msg           // batches received and discovered, acked after the next durable commit
+	pending    time.Time                 // when out stopped being empty
+	ackDue     time.Time                 // when toAck is to be acknowledged
+	inflight   int                       // entries handed out and not Done
+	partOut    [Partitions]int           // of those, per partition
+	allowance  int64                     // budgeted requests reserved and not yet handed out
+	spent      bool                      // the crawl's budget is spent
+	in         batch                     // Receive's
+	admitted   [Partitions][]uint64      // fingerprints of the URLs queued or handed over here, to hand over (see admit)
+	seq        uint64                    // batches published by this process
+	queuedSeqs map[uint64]time.Time      // stream sequences of the batches with queued entries taken here (see queuedAgain)
+	prunedAt   time.Time                 // when queuedSeqs was last pruned
+	waiting    [Partitions]atomic.Int64  // entries waiting in the local frontier, per partition
+	hostsIn    [Partitions]atomic.Int32  // hosts with entries waiting here, per partition
+	pace       [Partitions]atomic.Uint64 // seconds a request of the partition takes, a moving average (float64 bits; 0: none yet)
+	hostWait   map[string]int            // entries waiting here, per host
+	outSince   map[uint64]time.Time      // when each entry handed out was
+	peak       atomic.Int64              // the most entries out at once so far
+	err        error                     // the first error on the crawler's goroutine
+	jar        jarState                  // the cookies of the hosts of the partitions held here
 
 	// Shared with the background goroutines.
 	roles        [Partitions]atomic.Int32 // role of each partition here
@@ -156,14 +167,13 @@ type Node struct {
 	held   map[int]*lease // the background goroutine's
 	left   []int          // partitions whose leases may name this node, not held: left at a lapse (see expire), or not taken for an error; the background goroutine's
 	moves  map[int]string // the crawl's moves, as last read (the background goroutine's)
-	// A partition this node is taking from a node with more work (see
-	// steal), or -1; until when it waits for it, and when it may steal
-	// again. The background goroutine's.
-	stealing   int
-	stealBy    time.Time
-	stealAfter time.Time
-	closed     atomic.Bool
-	alive      atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
+	// The partitions this node, as the leader, moved and were not yet
+	// seen at their new holders, with their work then (see rebalance).
+	// The background goroutine's.
+	transit  map[int]transit
+	planNext time.Time // when the leader may plan again after a plan carried out
+	closed   atomic.Bool
+	alive    atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
 }
 
 // Roles of a partition on a node.
@@ -226,14 +236,15 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	}
 	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
 		subject: "crawl." + cfg.Crawl + ".urls.", handoff: "crawl." + cfg.Crawl + ".handoff.", ready: make(chan struct{}, 1),
-		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, stealing: -1}
+		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, transit: map[int]transit{},
+		hostWait: map[string]int{}, outSince: map[uint64]time.Time{}}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
 	n.recorder, _ = local.(frontier.Recorder)
 	n.drainer, _ = local.(Drainer)
 	if n.drainer != nil {
 		for host, k := range n.drainer.Waiting() {
-			n.waiting[PartitionOf(host)].Add(int64(k))
+			n.wait(host, k)
 		}
 	}
 	if n.log == nil {
@@ -455,23 +466,36 @@ type Status struct {
 	Requests int64           `json:"requests"`           // page requests (this process)
 	Held     int             `json:"held"`               // partitions held
 	Waiting  int64           `json:"waiting"`            // entries waiting here
-	Backlogs []Backlog       `json:"backlogs,omitempty"` // the partitions held with the most entries waiting, most first
+	Workers  int             `json:"workers,omitempty"`  // fetches at once (Config.Workers, or the most so far)
+	Drains   bool            `json:"drains,omitempty"`   // its frontier is a Drainer: partitions may move to and from it
+	Backlogs []Backlog       `json:"backlogs,omitempty"` // the partitions held with entries waiting, most work first
 	Status   json.RawMessage `json:"status,omitempty"`   // Config.Status
 }
 
-// Backlog is how many entries of a partition wait at the node that holds
-// it.
+// Backlog is the work left of a partition at the node that holds it: how
+// many entries wait, on how many hosts, and how long a request of the
+// partition takes.
 type Backlog struct {
-	Partition int   `json:"partition"`
-	Waiting   int64 `json:"waiting"`
+	Partition int     `json:"partition"`
+	Waiting   int64   `json:"waiting"`
+	Hosts     int     `json:"hosts,omitempty"` // hosts with entries waiting
+	Pace      float64 `json:"pace,omitempty"`  // seconds a request takes, a moving average; 0: none done yet
 }
 
-// maxBacklogs is how many partitions' backlogs a node publishes.
-const maxBacklogs = 32
+// work returns the seconds of fetching b has left at pace (b's own if it
+// has one), and its span: the seconds its busiest host needs alone, one
+// request at a time, taking its hosts as even.
+func (b Backlog) work(pace float64) (work, span float64) {
+	if b.Pace > 0 {
+		pace = b.Pace
+	}
+	work = float64(b.Waiting) * pace
+	return work, work / float64(max(b.Hosts, 1))
+}
 
 // backlogs returns the entries waiting here, and the backlogs of the
-// partitions held here that another node may take (see steal): none if
-// the local frontier cannot give partitions up.
+// partitions held here that another node may take (see rebalance), most
+// work first: none if the local frontier cannot give partitions up.
 func (n *Node) backlogs() (int64, []Backlog) {
 	var total int64
 	var bs []Backlog
@@ -479,17 +503,48 @@ func (n *Node) backlogs() (int64, []Backlog) {
 		k := n.waiting[p].Load()
 		total += k
 		if k > 0 && n.drainer != nil && n.roles[p].Load() == active {
-			bs = append(bs, Backlog{p, k})
+			bs = append(bs, Backlog{Partition: p, Waiting: k, Hosts: int(n.hostsIn[p].Load()), Pace: math.Float64frombits(n.pace[p].Load())})
 		}
 	}
-	slices.SortFunc(bs, func(a, b Backlog) int { return cmp.Compare(b.Waiting, a.Waiting) })
-	return total, bs[:min(len(bs), maxBacklogs)]
+	pace := meanPace(bs)
+	slices.SortFunc(bs, func(a, b Backlog) int {
+		wa, _ := a.work(pace)
+		wb, _ := b.work(pace)
+		return cmp.Or(cmp.Compare(wb, wa), cmp.Compare(a.Partition, b.Partition))
+	})
+	return total, bs
+}
+
+// meanPace returns the mean pace of the backlogs that have one, or 1 if
+// none has: the pace of a partition none of whose requests is done yet.
+func meanPace(bs []Backlog) float64 {
+	var sum float64
+	k := 0
+	for _, b := range bs {
+		if b.Pace > 0 {
+			sum += b.Pace
+			k++
+		}
+	}
+	if k == 0 {
+		return 1
+	}
+	return sum / float64(k)
+}
+
+// workers returns how many fetches the node runs at once: Config.Workers,
+// or the most it has had out at once so far.
+func (n *Node) workers() int {
+	if n.cfg.Workers > 0 {
+		return n.cfg.Workers
+	}
+	return int(max(n.peak.Load(), 1))
 }
 
 // status returns the node's status now; n.reportMu is held.
 func (n *Node) status(idle bool) Status {
 	st := Status{Node: n.cfg.Node, Boot: n.boot, Time: time.Now(), Idle: idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
-		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive()}
+		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive(), Workers: n.workers(), Drains: n.drainer != nil}
 	st.Waiting, st.Backlogs = n.backlogs()
 	if n.cfg.Status != nil {
 		if b, err := json.Marshal(n.cfg.Status()); err == nil {
@@ -783,7 +838,7 @@ func (n *Node) balance(ctx context.Context) {
 	// answered): it is tried again even if this node should not hold it
 	// by then, and handed over.
 	n.left = append(n.left, n.takeAll(free, live)...)
-	n.steal(ctx, names)
+	n.rebalance(ctx, names)
 }
 
 // movesKey is the key, in the crawl's state bucket, of its moves: the
@@ -828,84 +883,166 @@ func (n *Node) owner(p int, names []string) string {
 	return Owner(p, names)
 }
 
-// minSteal is the fewest entries waiting at a node for another to take
-// one of its partitions.
-const minSteal = 100
+// moveTicks is how many ticks a partition that moves leaves its hosts
+// unfetched, about: its holder sees the move at its next tick and hands
+// the partition over once its fetches in flight end, releases the lease
+// at the tick after, and the new holder takes it at its own next tick.
+const moveTicks = 3
 
-// steal balances the work: hashing spreads many hosts evenly, but a crawl
-// of a few dozen hosts can leave one node with twice the work of another,
-// and a crawl is as long as its slowest node. When the node with the most
-// entries waiting has at least twice what waits here (and minSteal),
-// this node takes from it the partition whose backlog is the largest not
-// above half the difference, so that the two do not end further apart
-// the other way round. The move is recorded in the crawl's moves (with a
-// compare-and-set), and the holder hands the partition over as to a node
-// that joined. A node steals one partition at a time, and not again until
-// a tick after it took it, when the holder's heartbeat no longer counts
-// it. Entries waiting measure the work left when workers, not hosts,
-// bound the nodes; a node whose few hosts bound it drains its backlog
-// slower than its count says.
-func (n *Node) steal(ctx context.Context, names []string) {
-	now := time.Now()
-	if p := n.stealing; p >= 0 {
-		if l := n.held[p]; l != nil && !l.draining || now.After(n.stealBy) {
-			n.stealing, n.stealAfter = -1, now.Add(n.tick)
-		}
-		return
-	}
-	if n.drainer == nil || now.Before(n.stealAfter) {
+// settleTicks is how many ticks a partition the leader moved stays
+// where it went before it may move again: long enough for the move to
+// end and the estimates to count it there. The leader plans again half
+// that after a plan it carried out.
+const settleTicks = 15
+
+// transit is a partition the leader moved lately: until it is seen at
+// its new holder its work counts there, and it stays there until the
+// time given.
+type transit struct {
+	work  partWork
+	until time.Time
+}
+
+// rebalance shares out the work, if this node is the leader: the live
+// node of least name among those whose frontiers can give partitions
+// up. From the backlogs the nodes published with their last heartbeats
+// (entries waiting × the partition's pace, see Backlog), it plans where
+// each partition should be, longest work first (see assign), and if the
+// plan ends the crawl sooner by more than a move costs, it records the
+// partitions to move in the crawl's moves (with a compare-and-set); their
+// holders hand them over as to a node that joined. It runs every tick
+// (but for half of settleTicks after a plan carried out), so a node that
+// runs dry is given work within a few ticks of its heartbeat saying so,
+// while its partitions' hosts are not yet the only ones left elsewhere.
+// A partition moved stays where it went for settleTicks, and every
+// partition counts at the crawl's mean pace unless its own is more than
+// twice or less than half of it, so that the noise of the estimates does
+// not move partitions back and forth.
+func (n *Node) rebalance(ctx context.Context, names []string) {
+	if n.drainer == nil {
 		return
 	}
 	ms, err := n.roster.statuses(ctx)
 	if err != nil {
 		return
 	}
-	mine, _ := n.backlogs()
-	var from *Status
-	for i, m := range ms {
-		if m.Node != n.cfg.Node && (from == nil || m.Waiting > from.Waiting) {
-			from = &ms[i]
+	var nodes []nodeCap
+	var all []Backlog
+	for _, m := range ms {
+		if m.Drains {
+			nodes = append(nodes, nodeCap{m.Node, max(m.Workers, 1)})
+			all = append(all, m.Backlogs...)
 		}
 	}
-	if from == nil || from.Waiting < minSteal || 2*mine > from.Waiting {
+	if len(nodes) < 2 || slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name < n.cfg.Node }) ||
+		!slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name == n.cfg.Node }) {
+		clear(n.transit) // not the leader
 		return
 	}
-	best := Backlog{Partition: -1}
-	for _, b := range from.Backlogs {
-		if b.Waiting <= (from.Waiting-mine)/2 && b.Waiting > best.Waiting && n.owner(b.Partition, names) == from.Node {
-			best = b
+	if !slices.ContainsFunc(all, func(b Backlog) bool { return b.Pace > 0 }) {
+		return // no request done yet: no pace to count the work in
+	}
+	now := time.Now()
+	if now.Before(n.planNext) {
+		return // the last plan's moves settle first
+	}
+	pace := meanPace(all)
+	var parts []partWork
+	listed := map[int]bool{}
+	for _, m := range ms {
+		if !m.Drains {
+			continue
+		}
+		for _, b := range m.Backlogs {
+			if b.Pace < 2*pace && b.Pace > pace/2 {
+				b.Pace = 0 // the crawl's: not each partition's noise
+			}
+			w := partWork{p: b.Partition, holder: m.Node, hosts: max(b.Hosts, 1)}
+			w.work, w.span = b.work(pace)
+			if to := n.owner(b.Partition, names); to != m.Node {
+				w.holder, w.fixed = to, true // moving there
+			} else if _, ok := n.transit[b.Partition]; ok {
+				w.fixed = true // moved lately: it settles first
+			}
+			listed[b.Partition] = true
+			parts = append(parts, w)
 		}
 	}
-	if best.Partition < 0 {
+	for p, t := range n.transit {
+		switch {
+		case now.After(t.until) || n.owner(p, names) != t.work.holder:
+			delete(n.transit, p)
+		case !listed[p]:
+			parts = append(parts, t.work) // between its two holders
+		}
+	}
+	cost := moveTicks * n.tick.Seconds()
+	moves, before, after := assign(nodes, parts, cost)
+	if len(moves) == 0 || !worthMoving(before, after, cost) {
 		return
 	}
-	if err := n.move(ctx, best.Partition); err != nil {
-		n.log.Warn("cluster: move", "partition", best.Partition, "err", err)
+	from := map[int]string{}
+	for _, w := range parts {
+		if _, ok := moves[w.p]; ok {
+			from[w.p] = w.holder
+		}
+	}
+	done, err := n.move(ctx, moves, func(p int, moves map[int]string) bool {
+		if m, ok := moves[p]; ok && slices.Contains(names, m) {
+			return m == from[p]
+		}
+		return Owner(p, names) == from[p]
+	})
+	if err != nil {
+		n.log.Warn("cluster: moves", "err", err)
 		return
 	}
-	n.log.Info("cluster: taking a partition from a node with more work", "partition", best.Partition,
-		"from", from.Node, "waiting", best.Waiting, "there", from.Waiting, "here", mine)
-	n.moves[best.Partition] = n.cfg.Node
-	n.stealing, n.stealBy = best.Partition, now.Add(10*n.tick)
+	for _, w := range parts {
+		if to, ok := done[w.p]; ok {
+			w.holder, w.fixed = to, true
+			n.transit[w.p] = transit{work: w, until: now.Add(settleTicks * n.tick)}
+			n.moves[w.p] = to // as written
+			n.log.Info("cluster: moving a partition to share out the work", "partition", w.p, "from", from[w.p], "to", to,
+				"seconds", fmt.Sprintf("%.1f", w.work))
+		}
+	}
+	n.planNext = now.Add(settleTicks * n.tick / 2)
+	n.log.Info("cluster: partitions moved", "moves", len(done), "makespan", fmt.Sprintf("%.1fs", before), "planned", fmt.Sprintf("%.1fs", after))
 }
 
-// move records in the crawl's moves that p is to be held by this node.
-func (n *Node) move(ctx context.Context, p int) error {
+// move records in the crawl's moves that each partition of want is to be
+// held by its node, those for which still (given the moves as they are
+// in the bucket) returns true, and returns those it recorded.
+func (n *Node) move(ctx context.Context, want map[int]string, still func(p int, moves map[int]string) bool) (map[int]string, error) {
 	moves, rev, err := n.getMoves(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	moves[p] = n.cfg.Node
+	done := map[int]string{}
+	for p, to := range want {
+		if still(p, moves) {
+			done[p] = to
+		}
+	}
+	if len(done) == 0 {
+		return done, nil
+	}
+	for p, to := range done {
+		moves[p] = to
+	}
 	b, err := json.Marshal(moves)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rev == 0 {
 		_, err = n.state.Create(ctx, movesKey, b)
 	} else {
 		_, err = n.state.Update(ctx, movesKey, b, rev)
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // expire gives up the partitions held, if the node's heartbeat was not

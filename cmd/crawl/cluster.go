@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"crawler"
 	"crawler/cluster"
 	"crawler/status"
 	"crawler/store"
@@ -32,6 +34,7 @@ func joinCluster(ctx context.Context, o *options, cr *crawl, st *store.Store) (l
 		Crawl:    o.crawlName,
 		Node:     o.node,
 		MaxPages: o.maxPages,
+		Workers:  cmp.Or(c.Workers, crawler.DefaultWorkers),
 		Seen:     c.Seen,
 		Status:   func() any { return status.StatsOf(c.Stats()) }, // the names of /status.json and -json
 
