@@ -409,6 +409,43 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// A file's size counts its warcinfo record: two exchanges that fit in
+// MaxFileBytes only without it go into two files.
+func TestRotationCountsWarcinfo(t *testing.T) {
+	x := exchange("http://example.com/", 3000)
+	size := func(n int) int64 { // of a file of n exchanges x
+		w := newWriter(t, t.TempDir(), warc.Options{})
+		for range n {
+			if err := w.Record(context.Background(), x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(w.Files()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	one, two := size(1), size(2)
+	info := one - (two - one) // the warcinfo record
+	max := two - info/2
+	w := newWriter(t, t.TempDir(), warc.Options{MaxFileBytes: max})
+	for range 2 {
+		if err := w.Record(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := w.Files(); len(files) != 2 {
+		t.Errorf("%d files of %d bytes at most, want 2: files of one exchange are %d bytes, of two %d", len(files), max, one, two)
+	}
+}
+
 func TestNoRotation(t *testing.T) {
 	dir := t.TempDir()
 	w := newWriter(t, dir, warc.Options{MaxFileBytes: -1})

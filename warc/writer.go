@@ -305,14 +305,14 @@ func (w *Writer) openFile() error {
 		w.dirDirty = true
 		e := encoders.Get().(*encoder)
 		e.encodeInfo(w.infoID, name, w.info)
-		_, err = f.Write(e.out.Bytes())
+		n, err := f.Write(e.out.Bytes())
 		e.release()
 		if err != nil {
 			f.Close()
 			os.Remove(path + openSuffix)
 			return fmt.Errorf("warc: %w", err)
 		}
-		w.f, w.path, w.size, w.exchanges = f, path, int64(e.out.Len()), 0
+		w.f, w.path, w.size, w.exchanges = f, path, int64(n), 0
 		w.files = append(w.files, path)
 		return nil
 	}
