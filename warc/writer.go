@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,20 +62,52 @@ type Options struct {
 	// "http-header-user-agent", "isPartOf" (the crawl's name) and
 	// "description". Names must be tokens and values one line.
 	Info []Field
+
+	// Compressors is how many goroutines compress records beside the
+	// callers of Record (see [Writer.Record]). 0 means
+	// [DefaultCompressors]; negative means none: each Record compresses
+	// and writes its exchange before it returns.
+	Compressors int
 }
+
+// DefaultCompressors is how many goroutines compress a [Writer]'s records
+// unless its Options say otherwise: GOMAXPROCS, at most 4.
+func DefaultCompressors() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// queuedPerCompressor is how many exchanges may wait for each compressor
+// before Record blocks.
+const queuedPerCompressor = 4
+
+// maxQueuedBytes is the largest exchange Record queues; a larger one is
+// compressed on the caller's goroutine, so that what waits in the queue
+// stays bounded (at most queuedPerCompressor × Compressors of them).
+const maxQueuedBytes = 1 << 20
 
 // Writer writes the exchanges of a fetcher to WARC 1.1 files in a
 // directory, as request and response (or revisit) records. It is a
 // [fetch.Recorder]: set it as a fetcher's Recorder.
 //
 // A Writer is safe for concurrent use. It opens its first file at the
-// first Record and a new one on rotation; the caller must call Close
-// (which syncs) when done.
+// first Record and a new one on rotation, and starts its compressors at
+// the first Record; the caller must call Close (which syncs, and stops
+// them) when done.
 type Writer struct {
 	dir      string
 	prefix   string
 	maxBytes int64 // negative: never rotate
 	info     []byte
+
+	queue       chan job // to the compressors; nil if there are none
+	compressors int
+	start       sync.Once
+	workers     sync.WaitGroup
+
+	flushMu sync.Mutex // held by flush and Close, so that each waits for the records before it
+	qmu     sync.Mutex // guards the fields below to err; never held while taking mu
+	nextSeq uint64
+	pending *sync.WaitGroup // the records taken since the last flush began, until written
+	closing bool
+	err     error // the first write error: every later call fails with it
 
 	mu        sync.Mutex
 	f         *os.File // current file, named path+openSuffix; nil before the first and after rotation
@@ -86,6 +119,24 @@ type Writer struct {
 	files     []string
 	dirDirty  bool // files created since the directory was last synced
 	closed    bool
+	next      uint64            // the sequence number of the next exchange to write
+	ready     map[uint64]encJob // exchanges encoded before their turn
+}
+
+// A job is an exchange taken by Record, numbered in the order Record took
+// it: the Writer writes exchanges in that order.
+type job struct {
+	x       *fetch.Exchange
+	seq     uint64
+	pending *sync.WaitGroup // done once written (or dropped)
+	done    chan error      // if not nil, given the write's error, for a Record that waits
+}
+
+// An encJob is a job with its records encoded, or none (e nil) for a job
+// Record gave up.
+type encJob struct {
+	job
+	e *encoder
 }
 
 var _ fetch.Recorder = (*Writer)(nil)
@@ -140,7 +191,15 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 			return nil, err
 		}
 	}
-	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq}
+	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq,
+		pending: new(sync.WaitGroup), ready: map[uint64]encJob{}}
+	w.compressors = opts.Compressors
+	if w.compressors == 0 {
+		w.compressors = DefaultCompressors()
+	}
+	if w.compressors > 0 {
+		w.queue = make(chan job, queuedPerCompressor*w.compressors)
+	}
 	w.infoID = newID()
 	return w, nil
 }
@@ -213,8 +272,10 @@ func allDigitString(s string) bool {
 
 // Files returns the paths of the files the Writer has created, oldest
 // first, the one being written (if any) last: that one is named so once
-// it is closed, and until then with ".open" added.
+// it is closed, and until then with ".open" added. It first waits for the
+// exchanges that Record took before it to be written.
 func (w *Writer) Files() []string {
+	w.flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]string(nil), w.files...)
@@ -223,35 +284,136 @@ func (w *Writer) Files() []string {
 // Record writes x as a request record and a response record, linked to
 // each other by WARC-Concurrent-To; a 304 response is written as a
 // revisit record instead (see the package doc). Both records go to the
-// same file, each as its own gzip member, both in one write.
+// same file, each as its own gzip member, both in one write. Exchanges
+// are written in the order Record takes them.
 //
-// Record returns ctx's cause without writing if ctx is done, and
-// [ErrClosed] after Close; a write is not otherwise interrupted. The
-// records are compressed on the caller's goroutine; only the write holds
-// the Writer's lock. On an error, x's records are not in the files (but
-// for a failed write that could not be taken back: then a partial gzip
-// member ends that file, as after a crash, and the next record starts a
-// new file).
+// Record checks x and hands it to the Writer's compressors, which digest,
+// compress and write it beside the caller: x is taken when Record returns
+// and written soon after, and Sync, Files and Close wait for what was
+// taken before them. x's slices must not change until then. Record blocks
+// while the compressors' queue is full. An exchange larger than 1 MiB,
+// or any exchange of a Writer without compressors, is compressed on the
+// caller's goroutine and written before Record returns.
+//
+// Record returns ctx's cause without taking x if ctx is done (or becomes
+// done while Record waits for room in the queue), a "warc:" error for an
+// exchange it cannot write, and [ErrClosed] after Close. A write that
+// fails leaves x's records out of the files (but for a failed write that
+// could not be taken back: then a partial gzip member ends that file, as
+// after a crash); the Writer then stops: its error is returned by that
+// exchange's Record if it waits, else by the next Record, and by every
+// later Record and Sync; the exchanges queued behind it are dropped.
 func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	e := encoders.Get().(*encoder)
-	defer e.release()
-	if err := e.prepare(x); err != nil {
+	if err := checkExchange(x); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	id := w.infoID
-	closed := w.closed
-	w.mu.Unlock()
-	if closed {
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
 		return ErrClosed
 	}
-	e.encode(id)
+	if w.err != nil {
+		err := w.err
+		w.qmu.Unlock()
+		return err
+	}
+	j := job{x: x, seq: w.nextSeq, pending: w.pending}
+	w.nextSeq++
+	j.pending.Add(1)
+	w.qmu.Unlock()
 
+	if w.queue == nil || len(x.Request)+len(x.Response) > maxQueuedBytes {
+		j.done = make(chan error, 1)
+		w.write(j, w.encode(x))
+		return <-j.done
+	}
+	w.start.Do(w.startCompressors)
+	select {
+	case w.queue <- j:
+		return nil
+	case <-ctx.Done():
+		w.write(j, nil)
+		return context.Cause(ctx)
+	}
+}
+
+// startCompressors starts the Writer's compressors.
+func (w *Writer) startCompressors() {
+	for range w.compressors {
+		w.workers.Go(func() {
+			for j := range w.queue {
+				w.write(j, w.encode(j.x))
+			}
+		})
+	}
+}
+
+// encode returns an encoder holding x's records, encoded for the current
+// file.
+func (w *Writer) encode(x *fetch.Exchange) *encoder {
+	e := encoders.Get().(*encoder)
+	e.prepare(x)
+	w.mu.Lock()
+	id := w.infoID
+	w.mu.Unlock()
+	e.encode(id)
+	return e
+}
+
+// write writes j's records, encoded in e (none if e is nil), once the
+// exchanges taken before it are written, and those after it that are
+// encoded already.
+func (w *Writer) write(j job, e *encoder) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if j.seq != w.next {
+		w.ready[j.seq] = encJob{j, e}
+		return
+	}
+	w.writeOne(j, e)
+	for {
+		ej, ok := w.ready[w.next]
+		if !ok {
+			return
+		}
+		delete(w.ready, w.next)
+		w.writeOne(ej.job, ej.e)
+	}
+}
+
+// writeOne writes j's records, encoded in e, unless e is nil or the
+// Writer has failed, and marks j done; w.mu must be held.
+func (w *Writer) writeOne(j job, e *encoder) {
+	w.next++
+	var err error
+	if e != nil {
+		w.qmu.Lock()
+		err = w.err
+		w.qmu.Unlock()
+		if err == nil {
+			if err = w.writeLocked(e); err != nil {
+				w.qmu.Lock()
+				if w.err == nil {
+					w.err = err
+				}
+				w.qmu.Unlock()
+			}
+		}
+		e.release()
+	}
+	if j.done != nil {
+		j.done <- err
+	}
+	j.pending.Done()
+}
+
+// writeLocked writes the records encoded in e to the current file,
+// rotating it first if they would take it past its size, and encoding
+// them again if the file changed since they were; w.mu must be held.
+func (w *Writer) writeLocked(e *encoder) error {
 	if w.closed {
 		return ErrClosed
 	}
@@ -265,7 +427,7 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 			return err
 		}
 	}
-	if w.infoID != id { // the file changed since e was encoded
+	if w.infoID != e.infoID { // the file changed since e was encoded
 		e.encode(w.infoID)
 	}
 	n, err := w.f.Write(e.out.Bytes())
@@ -283,6 +445,25 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	w.size += int64(n)
 	w.exchanges++
 	return nil
+}
+
+// flush waits until the exchanges taken before it are written, and
+// returns the Writer's error, or ErrClosed after Close.
+func (w *Writer) flush() error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
+		return ErrClosed
+	}
+	pending := w.pending
+	w.pending = new(sync.WaitGroup)
+	w.qmu.Unlock()
+	pending.Wait()
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	return w.err
 }
 
 // openFile creates the next file and writes its warcinfo record.
@@ -365,12 +546,15 @@ func closeAbandoned(path string) (bool, error) {
 	return true, nil
 }
 
-// Sync commits the records written so far to stable storage: it syncs
-// the current file and, if files were created since the last Sync, the
-// directory. Files closed on rotation were synced then. Records are
-// written while Sync waits for the disk: the lock is held only to read
-// which file to sync.
+// Sync commits the exchanges Record took before it to stable storage: it
+// waits for them to be written, then syncs the current file and, if files
+// were created since the last Sync, the directory. Files closed on
+// rotation were synced then. Records are written while Sync waits for
+// the disk. It returns the Writer's error if a write failed.
 func (w *Writer) Sync() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -430,16 +614,36 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Close syncs and closes the current file and syncs the directory. After
-// Close, Record and Sync return [ErrClosed]; Close again returns nil.
+// Close waits for the exchanges Record took to be written, stops the
+// compressors, syncs and closes the current file and syncs the directory.
+// It returns the Writer's error if a write failed, and any error of its
+// own. After Close, Record and Sync return [ErrClosed]; Close again
+// returns nil.
 func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
+	w.flushMu.Lock()
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
+		w.flushMu.Unlock()
 		return nil
 	}
+	w.closing = true
+	pending := w.pending
+	w.qmu.Unlock()
+	pending.Wait()
+	w.flushMu.Unlock()
+	w.start.Do(func() {}) // none are started after this
+	if w.queue != nil {
+		close(w.queue)
+	}
+	w.workers.Wait()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.closed = true
-	var errs []error
+	w.qmu.Lock()
+	errs := []error{w.err}
+	w.qmu.Unlock()
 	if w.f != nil {
 		errs = append(errs, w.closeFile())
 	}
@@ -495,6 +699,7 @@ type encoder struct {
 	revisit    bool
 	respBlock  []byte // x.Response, or its header for a revisit
 	storeFrom  int    // where in respBlock to stop compressing
+	infoID     string // the warcinfo ID of the records in out
 }
 
 const digestLen = len("sha1:") + 32
@@ -519,8 +724,8 @@ func (e *encoder) release() {
 	encoders.Put(e)
 }
 
-// prepare checks x and computes what its records hold but the warcinfo ID.
-func (e *encoder) prepare(x *fetch.Exchange) error {
+// checkExchange returns an error if x cannot be written.
+func checkExchange(x *fetch.Exchange) error {
 	if x == nil {
 		return errors.New("warc: nil Exchange")
 	}
@@ -535,6 +740,12 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	if x.Truncated != "" && !isToken([]byte(x.Truncated)) {
 		return fmt.Errorf("warc: Exchange of %s: bad Truncated %q", x.URL, x.Truncated)
 	}
+	return nil
+}
+
+// prepare computes what the records of x, checked, hold but the warcinfo
+// ID.
+func (e *encoder) prepare(x *fetch.Exchange) {
 	e.x = x
 	e.uri = appendURI(e.uri[:0], x.URL)
 	d := x.Date
@@ -554,7 +765,7 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	end := httpHeaderEnd(x.Response)
 	if end < 0 {
 		e.sum(&e.respDigest, x.Response) // not HTTP as we know it: no payload
-		return nil
+		return
 	}
 	header := x.Response[:end]
 	if httpStatus(header) == 304 {
@@ -562,7 +773,7 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 		e.respBlock = header
 		e.storeFrom = len(header)
 		e.sum(&e.respDigest, header)
-		return nil
+		return
 	}
 	if httpCompressed(header) {
 		e.storeFrom = end
@@ -572,14 +783,13 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	e.sha.Reset()
 	if httpChunked(header) {
 		if dechunk(body, e.sha) == dechunkMalformed {
-			return nil // no entity we can name: no payload digest
+			return // no entity we can name: no payload digest
 		}
 	} else {
 		e.sha.Write(body)
 	}
 	e.hasPayload = true
 	e.digest(&e.payDigest)
-	return nil
 }
 
 // sum puts the digest of b in d.
@@ -597,6 +807,7 @@ func (e *encoder) digest(d *[digestLen]byte) {
 
 // encode writes the exchange's two records, as gzip members, to e.out.
 func (e *encoder) encode(infoID string) {
+	e.infoID = infoID
 	e.out.Reset()
 	h := e.start("request", e.reqID[:], infoID)
 	h = appendField(h, "WARC-Concurrent-To", e.respID[:])
@@ -655,12 +866,14 @@ func (e *encoder) member(h, block []byte, store int) {
 
 	e.out.Write(gzipHeader)
 	e.fw.Reset(&e.out)
-	e.fw.Write(h)
-	e.fw.Write(block[:store])
 	if store == len(block) {
+		e.fw.Write(h)
+		e.fw.Write(block)
 		e.fw.Write(crlfcrlf)
 		e.fw.Close()
 	} else {
+		e.fw.Write(h)
+		e.fw.Write(block[:store])
 		// End the compressed blocks on a byte boundary (Flush ends them
 		// with an empty stored block), then store the rest in stored
 		// blocks of at most 65535 bytes, the last one final.
