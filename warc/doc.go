@@ -79,11 +79,14 @@
 // Each file starts with one warcinfo record (software crawler/0.1,
 // format, conformsTo, and the caller's [Options].Info fields), whose ID
 // the file's other records give as WARC-Warcinfo-ID. Every record is its
-// own gzip member, deflated at level 1, BestSpeed (on HTML, some 7% more
-// bytes than the default level for a sixth of its CPU), but for a
-// response body that is compressed already (it has a Content-Encoding,
-// or a Content-Type such as image/jpeg), which the member stores as it
-// is: deflate would spend its time on it for nothing. A Writer digests
+// own gzip member. A record of up to 2 KiB (a request, a redirect) is
+// deflated in Huffman codes made once for such records, not for each
+// (building them was most of its cost); a larger one at level 1,
+// BestSpeed (on HTML, some 7% more bytes than the default level for a
+// sixth of its CPU), but for a response body that is compressed already
+// (it has a Content-Encoding, or a Content-Type such as image/jpeg),
+// which the member stores as it is: deflate would spend its time on it
+// for nothing. A Writer digests
 // and compresses the exchanges it takes on goroutines of its own
 // ([Options].Compressors), beside the fetchers, and writes them in the
 // order it took them. The two records of an exchange go to the same

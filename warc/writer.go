@@ -700,7 +700,14 @@ type encoder struct {
 	respBlock  []byte // x.Response, or its header for a revisit
 	storeFrom  int    // where in respBlock to stop compressing
 	infoID     string // the warcinfo ID of the records in out
+
+	small   smallDeflater
+	scratch []byte // a small member's bytes, for small
 }
+
+// maxSmallMember is the largest record deflated with appendSmall (see
+// member).
+const maxSmallMember = 2 << 10
 
 const digestLen = len("sha1:") + 32
 
@@ -853,7 +860,8 @@ func (e *encoder) start(typ string, id []byte, infoID string) []byte {
 // record as a gzip member to e.out: compressed, but for the block from
 // offset store on, which is stored as it is (the body of a response whose
 // bytes are compressed already, which deflate would spend its time on
-// for nothing).
+// for nothing). A record of at most maxSmallMember bytes is deflated by
+// appendSmall, in codes made once, larger ones by flate at BestSpeed.
 func (e *encoder) member(h, block []byte, store int) {
 	h = append(h, "Content-Length: "...)
 	h = strconv.AppendInt(h, int64(len(block)), 10)
@@ -865,13 +873,18 @@ func (e *encoder) member(h, block []byte, store int) {
 	size := uint32(len(h) + len(block) + len(crlfcrlf)) // mod 2^32, as gzip has it
 
 	e.out.Write(gzipHeader)
-	e.fw.Reset(&e.out)
-	if store == len(block) {
+	switch {
+	case size <= maxSmallMember && store == len(block):
+		e.scratch = append(append(append(e.scratch[:0], h...), block...), crlfcrlf...)
+		e.out.Write(e.small.appendSmall(e.out.AvailableBuffer(), e.scratch))
+	case store == len(block):
+		e.fw.Reset(&e.out)
 		e.fw.Write(h)
 		e.fw.Write(block)
 		e.fw.Write(crlfcrlf)
 		e.fw.Close()
-	} else {
+	default:
+		e.fw.Reset(&e.out)
 		e.fw.Write(h)
 		e.fw.Write(block[:store])
 		// End the compressed blocks on a byte boundary (Flush ends them
