@@ -132,12 +132,17 @@ type job struct {
 	done    chan error      // if not nil, given the write's error, for a Record that waits
 }
 
-// An encJob is a job with its records encoded, or none (e nil) for a job
-// Record gave up.
+// An encJob is a job with its records encoded, in out, for the file of
+// warcinfo record infoID, or none (out nil) for a job Record gave up.
 type encJob struct {
 	job
-	e *encoder
+	out    *bytes.Buffer
+	infoID string
 }
+
+// outBufs holds the buffers of encJobs. A compressor keeps its encoder (a
+// flate.Writer is costly to make) and hands on a copy of its output.
+var outBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 var _ fetch.Recorder = (*Writer)(nil)
 
@@ -327,7 +332,10 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 
 	if w.queue == nil || len(x.Request)+len(x.Response) > maxQueuedBytes {
 		j.done = make(chan error, 1)
-		w.write(j, w.encode(x))
+		e := encoders.Get().(*encoder)
+		ej := w.encode(e, j)
+		e.release()
+		w.write(ej)
 		return <-j.done
 	}
 	w.start.Do(w.startCompressors)
@@ -335,7 +343,7 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	case w.queue <- j:
 		return nil
 	case <-ctx.Done():
-		w.write(j, nil)
+		w.write(encJob{job: j})
 		return context.Cause(ctx)
 	}
 }
@@ -344,57 +352,59 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 func (w *Writer) startCompressors() {
 	for range w.compressors {
 		w.workers.Go(func() {
+			e := encoders.Get().(*encoder)
+			defer e.release()
 			for j := range w.queue {
-				w.write(j, w.encode(j.x))
+				w.write(w.encode(e, j))
 			}
 		})
 	}
 }
 
-// encode returns an encoder holding x's records, encoded for the current
-// file.
-func (w *Writer) encode(x *fetch.Exchange) *encoder {
-	e := encoders.Get().(*encoder)
-	e.prepare(x)
+// encode encodes j's records with e for the current file.
+func (w *Writer) encode(e *encoder, j job) encJob {
+	e.prepare(j.x)
 	w.mu.Lock()
 	id := w.infoID
 	w.mu.Unlock()
 	e.encode(id)
-	return e
+	out := outBufs.Get().(*bytes.Buffer)
+	out.Write(e.out.Bytes())
+	e.x, e.respBlock = nil, nil
+	return encJob{j, out, id}
 }
 
-// write writes j's records, encoded in e (none if e is nil), once the
-// exchanges taken before it are written, and those after it that are
-// encoded already.
-func (w *Writer) write(j job, e *encoder) {
+// write writes ej's records once the exchanges taken before it are
+// written, and those after it that are encoded already.
+func (w *Writer) write(ej encJob) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if j.seq != w.next {
-		w.ready[j.seq] = encJob{j, e}
+	if ej.seq != w.next {
+		w.ready[ej.seq] = ej
 		return
 	}
-	w.writeOne(j, e)
+	w.writeOne(ej)
 	for {
 		ej, ok := w.ready[w.next]
 		if !ok {
 			return
 		}
 		delete(w.ready, w.next)
-		w.writeOne(ej.job, ej.e)
+		w.writeOne(ej)
 	}
 }
 
-// writeOne writes j's records, encoded in e, unless e is nil or the
-// Writer has failed, and marks j done; w.mu must be held.
-func (w *Writer) writeOne(j job, e *encoder) {
+// writeOne writes ej's records, unless it has none or the Writer has
+// failed, and marks its job done; w.mu must be held.
+func (w *Writer) writeOne(ej encJob) {
 	w.next++
 	var err error
-	if e != nil {
+	if ej.out != nil {
 		w.qmu.Lock()
 		err = w.err
 		w.qmu.Unlock()
 		if err == nil {
-			if err = w.writeLocked(e); err != nil {
+			if err = w.writeLocked(ej); err != nil {
 				w.qmu.Lock()
 				if w.err == nil {
 					w.err = err
@@ -402,22 +412,25 @@ func (w *Writer) writeOne(j job, e *encoder) {
 				w.qmu.Unlock()
 			}
 		}
-		e.release()
+		if ej.out.Cap() <= keepBytes {
+			ej.out.Reset()
+			outBufs.Put(ej.out)
+		}
 	}
-	if j.done != nil {
-		j.done <- err
+	if ej.done != nil {
+		ej.done <- err
 	}
-	j.pending.Done()
+	ej.pending.Done()
 }
 
-// writeLocked writes the records encoded in e to the current file,
-// rotating it first if they would take it past its size, and encoding
-// them again if the file changed since they were; w.mu must be held.
-func (w *Writer) writeLocked(e *encoder) error {
+// writeLocked writes ej's records to the current file, rotating it first
+// if they would take it past its size, and encoding them again if the
+// file changed since they were; w.mu must be held.
+func (w *Writer) writeLocked(ej encJob) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if w.f != nil && w.maxBytes >= 0 && w.exchanges > 0 && w.size+int64(e.out.Len()) > w.maxBytes {
+	if w.f != nil && w.maxBytes >= 0 && w.exchanges > 0 && w.size+int64(ej.out.Len()) > w.maxBytes {
 		if err := w.closeFile(); err != nil {
 			return err
 		}
@@ -427,10 +440,15 @@ func (w *Writer) writeLocked(e *encoder) error {
 			return err
 		}
 	}
-	if w.infoID != e.infoID { // the file changed since e was encoded
+	if w.infoID != ej.infoID { // the file changed since ej was encoded
+		e := encoders.Get().(*encoder)
+		e.prepare(ej.x)
 		e.encode(w.infoID)
+		ej.out.Reset()
+		ej.out.Write(e.out.Bytes())
+		e.release()
 	}
-	n, err := w.f.Write(e.out.Bytes())
+	n, err := w.f.Write(ej.out.Bytes())
 	if err != nil {
 		// Take back what was written (the file is in append mode, so
 		// the next write follows), or leave the file, its end now a
@@ -699,7 +717,6 @@ type encoder struct {
 	revisit    bool
 	respBlock  []byte // x.Response, or its header for a revisit
 	storeFrom  int    // where in respBlock to stop compressing
-	infoID     string // the warcinfo ID of the records in out
 
 	small   smallDeflater
 	scratch []byte // a small member's bytes, for small
@@ -814,7 +831,6 @@ func (e *encoder) digest(d *[digestLen]byte) {
 
 // encode writes the exchange's two records, as gzip members, to e.out.
 func (e *encoder) encode(infoID string) {
-	e.infoID = infoID
 	e.out.Reset()
 	h := e.start("request", e.reqID[:], infoID)
 	h = appendField(h, "WARC-Concurrent-To", e.respID[:])
