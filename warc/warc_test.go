@@ -573,8 +573,8 @@ func TestRecordOrderAndSync(t *testing.T) {
 				switch {
 				case i%20 == 10:
 					n = 3 << 19 // 1.5 MiB: not queued
-				case i%25 >= 20:
-					n = 600 << 10 // long to compress, just before a Sync
+				case i%25 >= 11:
+					n = 250 << 10 // queued, long to compress, just before a Sync
 				}
 				xs = append(xs, exchange(fmt.Sprintf("http://example.com/%d", i), n))
 			}

@@ -75,13 +75,15 @@ type Options struct {
 func DefaultCompressors() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // queuedPerCompressor is how many exchanges may wait for each compressor
-// before Record blocks.
-const queuedPerCompressor = 4
+// before Record blocks: enough that a burst of fetchers finishing at once
+// seldom waits (at 5 ms a page, 4 held the crawl back).
+const queuedPerCompressor = 32
 
 // maxQueuedBytes is the largest exchange Record queues; a larger one is
 // compressed on the caller's goroutine, so that what waits in the queue
-// stays bounded (at most queuedPerCompressor × Compressors of them).
-const maxQueuedBytes = 1 << 20
+// stays bounded: queuedPerCompressor × Compressors × 256 KiB, 16 MiB with
+// two compressors, a few hundred KiB for pages of some KiB.
+const maxQueuedBytes = 256 << 10
 
 // Writer writes the exchanges of a fetcher to WARC 1.1 files in a
 // directory, as request and response (or revisit) records. It is a
@@ -296,7 +298,7 @@ func (w *Writer) Files() []string {
 // compress and write it beside the caller: x is taken when Record returns
 // and written soon after, and Sync, Files and Close wait for what was
 // taken before them. x's slices must not change until then. Record blocks
-// while the compressors' queue is full. An exchange larger than 1 MiB,
+// while the compressors' queue is full. An exchange larger than 256 KiB,
 // or any exchange of a Writer without compressors, is compressed on the
 // caller's goroutine and written before Record returns.
 //
