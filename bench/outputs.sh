@@ -3,15 +3,17 @@
 # "Archives, near-duplicates, the link graph"): the CLI crawls PAGES pages of
 # a web of 20,000 hosts whose answers take LATENCY, with 32 workers, RUNS
 # rounds, each round running every variant once in turn, and prints pages/s
-# of each run. STATE=1 also gives every variant -state.
+# of each run. STATE=1 also gives every variant -state; VARIANTS names the
+# variants to run (default: base out warc near-dups graph all).
 #
 #   bench/outputs.sh PAGES LATENCY RUNS      e.g. bench/outputs.sh 20000 5ms 3
+#   VARIANTS="base warc" bench/outputs.sh 20000 0 5
 set -euo pipefail
 PAGES=${1:?pages}; LATENCY=${2:-0}; RUNS=${3:-3}
 . "$(dirname "$0")/lib.sh"
 start_web -latency "$LATENCY"
 for i in $(seq "$RUNS"); do
-	for v in base out warc near-dups graph all; do
+	for v in ${VARIANTS:-base out warc near-dups graph all}; do
 		rm -rf "$tmp/out" && mkdir "$tmp/out"
 		args=()
 		[ "${STATE:-0}" = 1 ] && args=(-state "$tmp/out/state")

@@ -39,7 +39,10 @@ func htmlPage(n int) []byte {
 }
 
 // BenchmarkWriterRecord records a typical page, 8 KiB of HTML, as sent
-// plain and as sent gzip-encoded and chunked, to a file.
+// plain and as sent gzip-encoded and chunked, and a redirect (a small
+// exchange, as most of a crawl's are), to a file: with the Writer's
+// compressors (the default), and with none (compressors=none: on the
+// caller's goroutine). The time includes writing every exchange taken.
 func BenchmarkWriterRecord(b *testing.B) {
 	page := htmlPage(8 << 10)
 	const url = "https://www.example.com/news/2026/11/26/a-typical-article.html"
@@ -49,45 +52,60 @@ func BenchmarkWriterRecord(b *testing.B) {
 	plain := []byte(head + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(page)) + string(page))
 	gz := []byte(head + "Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
 		string(chunked(gzipped(b, string(page)), 4096)))
+	moved := "<html><body>Moved to <a href=\"/news/2026/11/26/a-typical-article-2.html\">here</a>.</body></html>\n"
+	redirect := []byte("HTTP/1.1 301 Moved Permanently\r\nDate: Thu, 26 Nov 2026 03:15:00 GMT\r\nServer: nginx\r\n" +
+		"Location: /news/2026/11/26/a-typical-article-2.html\r\nContent-Type: text/html; charset=utf-8\r\n" +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(moved)) + moved)
 	for _, c := range []struct {
 		name     string
 		response []byte
 	}{
 		{"body=html8KiB", plain},
 		{"body=gzip+chunked", gz},
+		{"body=redirect", redirect},
 	} {
 		x := &fetch.Exchange{URL: url, IP: "192.0.2.1", Date: time.Now(), Request: get(url), Response: c.response}
-		b.Run(c.name, func(b *testing.B) {
-			w := newWriter(b, b.TempDir(), warc.Options{})
-			b.SetBytes(int64(len(x.Request) + len(x.Response)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := w.Record(context.Background(), x); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
-		})
-		b.Run(c.name+"/parallel", func(b *testing.B) {
-			w := newWriter(b, b.TempDir(), warc.Options{})
-			b.SetBytes(int64(len(x.Request) + len(x.Response)))
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
+		for _, m := range []struct {
+			name string
+			opts warc.Options
+		}{
+			{"", warc.Options{}},
+			{"/compressors=none", warc.Options{Compressors: -1}},
+		} {
+			b.Run(c.name+m.name, func(b *testing.B) {
+				w := newWriter(b, b.TempDir(), m.opts)
+				b.SetBytes(int64(len(x.Request) + len(x.Response)))
+				b.ReportAllocs()
+				for b.Loop() {
 					if err := w.Record(context.Background(), x); err != nil {
-						b.Error(err)
-						return
+						b.Fatal(err)
 					}
 				}
+				w.Files() // waits for the exchanges taken
+				b.StopTimer()
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
 			})
-			b.StopTimer()
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
-		})
+			b.Run(c.name+m.name+"/parallel", func(b *testing.B) {
+				w := newWriter(b, b.TempDir(), m.opts)
+				b.SetBytes(int64(len(x.Request) + len(x.Response)))
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := w.Record(context.Background(), x); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+				w.Files()
+				b.StopTimer()
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
 	}
 }
 

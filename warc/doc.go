@@ -1,10 +1,10 @@
 // Package warc writes a crawl's HTTP exchanges to WARC 1.1 files and reads
 // WARC files back, checking their digests. It uses the standard library
-// only.
+// and the deflate of github.com/klauspost/compress.
 //
 //	w, err := warc.NewWriter(dir, warc.Options{Info: []warc.Field{{"operator", "ops@example.com"}}})
 //	if err != nil { … }
-//	f := &fetch.HTTPFetcher{Recorder: w} // every fetch is recorded before it returns
+//	f := &fetch.HTTPFetcher{Recorder: w} // every fetch's exchange is taken before it returns
 //	… // crawl; before committing a page as done: w.Sync()
 //	err = w.Close()
 //
@@ -79,13 +79,18 @@
 // Each file starts with one warcinfo record (software crawler/0.1,
 // format, conformsTo, and the caller's [Options].Info fields), whose ID
 // the file's other records give as WARC-Warcinfo-ID. Every record is its
-// own gzip member, deflated at level 1, BestSpeed (on HTML, some 7% more
-// bytes than the default level for a sixth of its CPU), but for a
-// response body that is compressed already (it has a Content-Encoding,
-// or a Content-Type such as image/jpeg), which the member stores as it
-// is: deflate would spend its time on it for nothing. The two records of
-// an exchange go to the same file,
-// in one write. When an exchange would take a file past
+// own gzip member. A record of up to 2 KiB (a request, a redirect) is
+// deflated in Huffman codes made once for such records, not for each
+// (building them was most of its cost); a larger one at level 1,
+// BestSpeed (on HTML, some 7% more bytes than the default level for a
+// sixth of its CPU), but for a response body that is compressed already
+// (it has a Content-Encoding, or a Content-Type such as image/jpeg),
+// which the member stores as it is: deflate would spend its time on it
+// for nothing. A Writer digests
+// and compresses the exchanges it takes on goroutines of its own
+// ([Options].Compressors), beside the fetchers, and writes them in the
+// order it took them. The two records of an exchange go to the same
+// file, in one write. When an exchange would take a file past
 // [Options].MaxFileBytes (default 1 GiB), the file is synced and closed
 // and the exchange starts the next one.
 //
@@ -99,9 +104,9 @@
 // whole record and then an error. The next [NewWriter] in the directory
 // finds the ".open" files no live Writer holds, cuts each after its last
 // whole record ([Repair]) and gives it its name. What a machine crash
-// keeps is what the disk has: [Writer.Sync] makes the records written so
-// far durable (the crawler calls it before it marks pages done), and
-// closing a file syncs it.
+// keeps is what the disk has: [Writer.Sync] makes the records of the
+// exchanges taken so far durable (the crawler calls it before it marks
+// pages done), and closing a file syncs it.
 //
 // # Reading
 //

@@ -160,12 +160,13 @@ func FuzzExchange(f *testing.F) {
 		if truncated {
 			x.Truncated = "length"
 		}
-		if err := e.prepare(x); err != nil {
+		if err := checkExchange(x); err != nil {
 			if url != "" {
 				t.Fatal(err)
 			}
 			return
 		}
+		e.prepare(x)
 		e.encode("<urn:uuid:00000000-0000-4000-8000-000000000000>")
 		r := NewReader(bytes.NewReader(e.out.Bytes()))
 		req, err := r.Next()

@@ -409,6 +409,43 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// A file's size counts its warcinfo record: two exchanges that fit in
+// MaxFileBytes only without it go into two files.
+func TestRotationCountsWarcinfo(t *testing.T) {
+	x := exchange("http://example.com/", 3000)
+	size := func(n int) int64 { // of a file of n exchanges x
+		w := newWriter(t, t.TempDir(), warc.Options{})
+		for range n {
+			if err := w.Record(context.Background(), x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(w.Files()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	one, two := size(1), size(2)
+	info := one - (two - one) // the warcinfo record
+	max := two - info/2
+	w := newWriter(t, t.TempDir(), warc.Options{MaxFileBytes: max})
+	for range 2 {
+		if err := w.Record(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := w.Files(); len(files) != 2 {
+		t.Errorf("%d files of %d bytes at most, want 2: files of one exchange are %d bytes, of two %d", len(files), max, one, two)
+	}
+}
+
 func TestNoRotation(t *testing.T) {
 	dir := t.TempDir()
 	w := newWriter(t, dir, warc.Options{MaxFileBytes: -1})
@@ -521,6 +558,83 @@ func TestConcurrentRecord(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("read %d exchanges, want %d, or not the same", len(got), len(want))
+	}
+}
+
+// Exchanges are written in the order Record takes them, by the
+// compressors or (over 1 MiB) by Record itself, and Sync returns once
+// those taken before it are in the file.
+func TestRecordOrderAndSync(t *testing.T) {
+	for _, compressors := range []int{-1, 1, 4} {
+		t.Run(fmt.Sprintf("compressors=%d", compressors), func(t *testing.T) {
+			var xs []*fetch.Exchange
+			for i := range 60 {
+				n := 2000 + i*37
+				switch {
+				case i%20 == 10:
+					n = 3 << 19 // 1.5 MiB: not queued
+				case i%25 >= 11:
+					n = 250 << 10 // queued, long to compress, just before a Sync
+				}
+				xs = append(xs, exchange(fmt.Sprintf("http://example.com/%d", i), n))
+			}
+			w := newWriter(t, t.TempDir(), warc.Options{Compressors: compressors})
+			var want []string
+			var path string // of the file, named when the first exchange is written
+			for i, x := range xs {
+				if err := w.Record(context.Background(), x); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, x.URL)
+				if i == 0 {
+					path = w.Files()[0] + ".open"
+				}
+				if i%25 == 24 {
+					if err := w.Sync(); err != nil {
+						t.Fatal(err)
+					}
+					if got := len(readFile(t, path)); got != 1+2*len(want) {
+						t.Errorf("after Sync: %d records in the file, want %d", got, 1+2*len(want))
+					}
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := checkFiles(t, w.Files()); !slices.Equal(got, want) {
+				t.Errorf("exchanges read %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// A write that fails stops the Writer: Sync, the next Record and Close
+// return its error.
+func TestWriteErrorStops(t *testing.T) {
+	for _, compressors := range []int{-1, 2} {
+		t.Run(fmt.Sprintf("compressors=%d", compressors), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "gone")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w := newWriter(t, dir, warc.Options{Compressors: compressors})
+			if err := os.Remove(dir); err != nil { // so the first file cannot be created
+				t.Fatal(err)
+			}
+			err := w.Record(context.Background(), exchange("http://example.com/1", 100))
+			if compressors < 0 && err == nil {
+				t.Fatal("Record without compressors: no error")
+			}
+			if err := w.Sync(); err == nil || !strings.HasPrefix(err.Error(), "warc: ") {
+				t.Errorf("Sync = %v, want the write's warc: error", err)
+			}
+			if err := w.Record(context.Background(), exchange("http://example.com/2", 100)); err == nil {
+				t.Error("Record after a failed write: no error")
+			}
+			if err := w.Close(); err == nil {
+				t.Error("Close after a failed write: no error")
+			}
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,20 +62,54 @@ type Options struct {
 	// "http-header-user-agent", "isPartOf" (the crawl's name) and
 	// "description". Names must be tokens and values one line.
 	Info []Field
+
+	// Compressors is how many goroutines compress records beside the
+	// callers of Record (see [Writer.Record]). 0 means
+	// [DefaultCompressors]; negative means none: each Record compresses
+	// and writes its exchange before it returns.
+	Compressors int
 }
+
+// DefaultCompressors is how many goroutines compress a [Writer]'s records
+// unless its Options say otherwise: GOMAXPROCS, at most 4.
+func DefaultCompressors() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// queuedPerCompressor is how many exchanges may wait for each compressor
+// before Record blocks: enough that a burst of fetchers finishing at once
+// seldom waits (at 5 ms a page, 4 held the crawl back).
+const queuedPerCompressor = 32
+
+// maxQueuedBytes is the largest exchange Record queues; a larger one is
+// compressed on the caller's goroutine, so that what waits in the queue
+// stays bounded: queuedPerCompressor × Compressors × 256 KiB, 16 MiB with
+// two compressors, a few hundred KiB for pages of some KiB.
+const maxQueuedBytes = 256 << 10
 
 // Writer writes the exchanges of a fetcher to WARC 1.1 files in a
 // directory, as request and response (or revisit) records. It is a
 // [fetch.Recorder]: set it as a fetcher's Recorder.
 //
 // A Writer is safe for concurrent use. It opens its first file at the
-// first Record and a new one on rotation; the caller must call Close
-// (which syncs) when done.
+// first Record and a new one on rotation, and starts its compressors at
+// the first Record; the caller must call Close (which syncs, and stops
+// them) when done.
 type Writer struct {
 	dir      string
 	prefix   string
 	maxBytes int64 // negative: never rotate
 	info     []byte
+
+	queue       chan job // to the compressors; nil if there are none
+	compressors int
+	start       sync.Once
+	workers     sync.WaitGroup
+
+	flushMu sync.Mutex // held by flush and Close, so that each waits for the records before it
+	qmu     sync.Mutex // guards the fields below to err; never held while taking mu
+	nextSeq uint64
+	pending *sync.WaitGroup // the records taken since the last flush began, until written
+	closing bool
+	err     error // the first write error: every later call fails with it
 
 	mu        sync.Mutex
 	f         *os.File // current file, named path+openSuffix; nil before the first and after rotation
@@ -86,7 +121,30 @@ type Writer struct {
 	files     []string
 	dirDirty  bool // files created since the directory was last synced
 	closed    bool
+	next      uint64            // the sequence number of the next exchange to write
+	ready     map[uint64]encJob // exchanges encoded before their turn
 }
+
+// A job is an exchange taken by Record, numbered in the order Record took
+// it: the Writer writes exchanges in that order.
+type job struct {
+	x       *fetch.Exchange
+	seq     uint64
+	pending *sync.WaitGroup // done once written (or dropped)
+	done    chan error      // if not nil, given the write's error, for a Record that waits
+}
+
+// An encJob is a job with its records encoded, in out, for the file of
+// warcinfo record infoID, or none (out nil) for a job Record gave up.
+type encJob struct {
+	job
+	out    *bytes.Buffer
+	infoID string
+}
+
+// outBufs holds the buffers of encJobs. A compressor keeps its encoder (a
+// flate.Writer is costly to make) and hands on a copy of its output.
+var outBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 var _ fetch.Recorder = (*Writer)(nil)
 
@@ -140,7 +198,15 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 			return nil, err
 		}
 	}
-	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq}
+	w := &Writer{dir: dir, prefix: prefix, maxBytes: maxBytes, info: info, seq: seq,
+		pending: new(sync.WaitGroup), ready: map[uint64]encJob{}}
+	w.compressors = opts.Compressors
+	if w.compressors == 0 {
+		w.compressors = DefaultCompressors()
+	}
+	if w.compressors > 0 {
+		w.queue = make(chan job, queuedPerCompressor*w.compressors)
+	}
 	w.infoID = newID()
 	return w, nil
 }
@@ -213,8 +279,10 @@ func allDigitString(s string) bool {
 
 // Files returns the paths of the files the Writer has created, oldest
 // first, the one being written (if any) last: that one is named so once
-// it is closed, and until then with ".open" added.
+// it is closed, and until then with ".open" added. It first waits for the
+// exchanges that Record took before it to be written.
 func (w *Writer) Files() []string {
+	w.flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]string(nil), w.files...)
@@ -223,39 +291,148 @@ func (w *Writer) Files() []string {
 // Record writes x as a request record and a response record, linked to
 // each other by WARC-Concurrent-To; a 304 response is written as a
 // revisit record instead (see the package doc). Both records go to the
-// same file, each as its own gzip member, both in one write.
+// same file, each as its own gzip member, both in one write. Exchanges
+// are written in the order Record takes them.
 //
-// Record returns ctx's cause without writing if ctx is done, and
-// [ErrClosed] after Close; a write is not otherwise interrupted. The
-// records are compressed on the caller's goroutine; only the write holds
-// the Writer's lock. On an error, x's records are not in the files (but
-// for a failed write that could not be taken back: then a partial gzip
-// member ends that file, as after a crash, and the next record starts a
-// new file).
+// Record checks x and hands it to the Writer's compressors, which digest,
+// compress and write it beside the caller: x is taken when Record returns
+// and written soon after, and Sync, Files and Close wait for what was
+// taken before them. x's slices must not change until then. Record blocks
+// while the compressors' queue is full. An exchange larger than 256 KiB,
+// or any exchange of a Writer without compressors, is compressed on the
+// caller's goroutine and written before Record returns.
+//
+// Record returns ctx's cause without taking x if ctx is done (or becomes
+// done while Record waits for room in the queue), a "warc:" error for an
+// exchange it cannot write, and [ErrClosed] after Close. A write that
+// fails leaves x's records out of the files (but for a failed write that
+// could not be taken back: then a partial gzip member ends that file, as
+// after a crash); the Writer then stops: its error is returned by that
+// exchange's Record if it waits, else by the next Record, and by every
+// later Record and Sync; the exchanges queued behind it are dropped.
 func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	e := encoders.Get().(*encoder)
-	defer e.release()
-	if err := e.prepare(x); err != nil {
+	if err := checkExchange(x); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	id := w.infoID
-	closed := w.closed
-	w.mu.Unlock()
-	if closed {
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
 		return ErrClosed
 	}
-	e.encode(id)
+	if w.err != nil {
+		err := w.err
+		w.qmu.Unlock()
+		return err
+	}
+	j := job{x: x, seq: w.nextSeq, pending: w.pending}
+	w.nextSeq++
+	j.pending.Add(1)
+	w.qmu.Unlock()
 
+	if w.queue == nil || len(x.Request)+len(x.Response) > maxQueuedBytes {
+		j.done = make(chan error, 1)
+		e := encoders.Get().(*encoder)
+		ej := w.encode(e, j)
+		e.release()
+		w.write(ej)
+		return <-j.done
+	}
+	w.start.Do(w.startCompressors)
+	select {
+	case w.queue <- j:
+		return nil
+	case <-ctx.Done():
+		w.write(encJob{job: j})
+		return context.Cause(ctx)
+	}
+}
+
+// startCompressors starts the Writer's compressors.
+func (w *Writer) startCompressors() {
+	for range w.compressors {
+		w.workers.Go(func() {
+			e := encoders.Get().(*encoder)
+			defer e.release()
+			for j := range w.queue {
+				w.write(w.encode(e, j))
+			}
+		})
+	}
+}
+
+// encode encodes j's records with e for the current file.
+func (w *Writer) encode(e *encoder, j job) encJob {
+	e.prepare(j.x)
+	w.mu.Lock()
+	id := w.infoID
+	w.mu.Unlock()
+	e.encode(id)
+	out := outBufs.Get().(*bytes.Buffer)
+	out.Write(e.out.Bytes())
+	e.x, e.respBlock = nil, nil
+	return encJob{j, out, id}
+}
+
+// write writes ej's records once the exchanges taken before it are
+// written, and those after it that are encoded already.
+func (w *Writer) write(ej encJob) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if ej.seq != w.next {
+		w.ready[ej.seq] = ej
+		return
+	}
+	w.writeOne(ej)
+	for {
+		ej, ok := w.ready[w.next]
+		if !ok {
+			return
+		}
+		delete(w.ready, w.next)
+		w.writeOne(ej)
+	}
+}
+
+// writeOne writes ej's records, unless it has none or the Writer has
+// failed, and marks its job done; w.mu must be held.
+func (w *Writer) writeOne(ej encJob) {
+	w.next++
+	var err error
+	if ej.out != nil {
+		w.qmu.Lock()
+		err = w.err
+		w.qmu.Unlock()
+		if err == nil {
+			if err = w.writeLocked(ej); err != nil {
+				w.qmu.Lock()
+				if w.err == nil {
+					w.err = err
+				}
+				w.qmu.Unlock()
+			}
+		}
+		if ej.out.Cap() <= keepBytes {
+			ej.out.Reset()
+			outBufs.Put(ej.out)
+		}
+	}
+	if ej.done != nil {
+		ej.done <- err
+	}
+	ej.pending.Done()
+}
+
+// writeLocked writes ej's records to the current file, rotating it first
+// if they would take it past its size, and encoding them again if the
+// file changed since they were; w.mu must be held.
+func (w *Writer) writeLocked(ej encJob) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if w.f != nil && w.maxBytes >= 0 && w.exchanges > 0 && w.size+int64(e.out.Len()) > w.maxBytes {
+	if w.f != nil && w.maxBytes >= 0 && w.exchanges > 0 && w.size+int64(ej.out.Len()) > w.maxBytes {
 		if err := w.closeFile(); err != nil {
 			return err
 		}
@@ -265,10 +442,15 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 			return err
 		}
 	}
-	if w.infoID != id { // the file changed since e was encoded
+	if w.infoID != ej.infoID { // the file changed since ej was encoded
+		e := encoders.Get().(*encoder)
+		e.prepare(ej.x)
 		e.encode(w.infoID)
+		ej.out.Reset()
+		ej.out.Write(e.out.Bytes())
+		e.release()
 	}
-	n, err := w.f.Write(e.out.Bytes())
+	n, err := w.f.Write(ej.out.Bytes())
 	if err != nil {
 		// Take back what was written (the file is in append mode, so
 		// the next write follows), or leave the file, its end now a
@@ -283,6 +465,25 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	w.size += int64(n)
 	w.exchanges++
 	return nil
+}
+
+// flush waits until the exchanges taken before it are written, and
+// returns the Writer's error, or ErrClosed after Close.
+func (w *Writer) flush() error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
+		return ErrClosed
+	}
+	pending := w.pending
+	w.pending = new(sync.WaitGroup)
+	w.qmu.Unlock()
+	pending.Wait()
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	return w.err
 }
 
 // openFile creates the next file and writes its warcinfo record.
@@ -305,14 +506,14 @@ func (w *Writer) openFile() error {
 		w.dirDirty = true
 		e := encoders.Get().(*encoder)
 		e.encodeInfo(w.infoID, name, w.info)
-		_, err = f.Write(e.out.Bytes())
+		n, err := f.Write(e.out.Bytes())
 		e.release()
 		if err != nil {
 			f.Close()
 			os.Remove(path + openSuffix)
 			return fmt.Errorf("warc: %w", err)
 		}
-		w.f, w.path, w.size, w.exchanges = f, path, int64(e.out.Len()), 0
+		w.f, w.path, w.size, w.exchanges = f, path, int64(n), 0
 		w.files = append(w.files, path)
 		return nil
 	}
@@ -365,12 +566,15 @@ func closeAbandoned(path string) (bool, error) {
 	return true, nil
 }
 
-// Sync commits the records written so far to stable storage: it syncs
-// the current file and, if files were created since the last Sync, the
-// directory. Files closed on rotation were synced then. Records are
-// written while Sync waits for the disk: the lock is held only to read
-// which file to sync.
+// Sync commits the exchanges Record took before it to stable storage: it
+// waits for them to be written, then syncs the current file and, if files
+// were created since the last Sync, the directory. Files closed on
+// rotation were synced then. Records are written while Sync waits for
+// the disk. It returns the Writer's error if a write failed.
 func (w *Writer) Sync() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -430,16 +634,36 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Close syncs and closes the current file and syncs the directory. After
-// Close, Record and Sync return [ErrClosed]; Close again returns nil.
+// Close waits for the exchanges Record took to be written, stops the
+// compressors, syncs and closes the current file and syncs the directory.
+// It returns the Writer's error if a write failed, and any error of its
+// own. After Close, Record and Sync return [ErrClosed]; Close again
+// returns nil.
 func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
+	w.flushMu.Lock()
+	w.qmu.Lock()
+	if w.closing {
+		w.qmu.Unlock()
+		w.flushMu.Unlock()
 		return nil
 	}
+	w.closing = true
+	pending := w.pending
+	w.qmu.Unlock()
+	pending.Wait()
+	w.flushMu.Unlock()
+	w.start.Do(func() {}) // none are started after this
+	if w.queue != nil {
+		close(w.queue)
+	}
+	w.workers.Wait()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.closed = true
-	var errs []error
+	w.qmu.Lock()
+	errs := []error{w.err}
+	w.qmu.Unlock()
 	if w.f != nil {
 		errs = append(errs, w.closeFile())
 	}
@@ -495,7 +719,14 @@ type encoder struct {
 	revisit    bool
 	respBlock  []byte // x.Response, or its header for a revisit
 	storeFrom  int    // where in respBlock to stop compressing
+
+	small   smallDeflater
+	scratch []byte // a small member's bytes, for small
 }
+
+// maxSmallMember is the largest record deflated with appendSmall (see
+// member).
+const maxSmallMember = 2 << 10
 
 const digestLen = len("sha1:") + 32
 
@@ -519,8 +750,8 @@ func (e *encoder) release() {
 	encoders.Put(e)
 }
 
-// prepare checks x and computes what its records hold but the warcinfo ID.
-func (e *encoder) prepare(x *fetch.Exchange) error {
+// checkExchange returns an error if x cannot be written.
+func checkExchange(x *fetch.Exchange) error {
 	if x == nil {
 		return errors.New("warc: nil Exchange")
 	}
@@ -535,6 +766,12 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	if x.Truncated != "" && !isToken([]byte(x.Truncated)) {
 		return fmt.Errorf("warc: Exchange of %s: bad Truncated %q", x.URL, x.Truncated)
 	}
+	return nil
+}
+
+// prepare computes what the records of x, checked, hold but the warcinfo
+// ID.
+func (e *encoder) prepare(x *fetch.Exchange) {
 	e.x = x
 	e.uri = appendURI(e.uri[:0], x.URL)
 	d := x.Date
@@ -554,7 +791,7 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	end := httpHeaderEnd(x.Response)
 	if end < 0 {
 		e.sum(&e.respDigest, x.Response) // not HTTP as we know it: no payload
-		return nil
+		return
 	}
 	header := x.Response[:end]
 	if httpStatus(header) == 304 {
@@ -562,7 +799,7 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 		e.respBlock = header
 		e.storeFrom = len(header)
 		e.sum(&e.respDigest, header)
-		return nil
+		return
 	}
 	if httpCompressed(header) {
 		e.storeFrom = end
@@ -572,14 +809,13 @@ func (e *encoder) prepare(x *fetch.Exchange) error {
 	e.sha.Reset()
 	if httpChunked(header) {
 		if dechunk(body, e.sha) == dechunkMalformed {
-			return nil // no entity we can name: no payload digest
+			return // no entity we can name: no payload digest
 		}
 	} else {
 		e.sha.Write(body)
 	}
 	e.hasPayload = true
 	e.digest(&e.payDigest)
-	return nil
 }
 
 // sum puts the digest of b in d.
@@ -642,7 +878,8 @@ func (e *encoder) start(typ string, id []byte, infoID string) []byte {
 // record as a gzip member to e.out: compressed, but for the block from
 // offset store on, which is stored as it is (the body of a response whose
 // bytes are compressed already, which deflate would spend its time on
-// for nothing).
+// for nothing). A record of at most maxSmallMember bytes is deflated by
+// appendSmall, in codes made once, larger ones by flate at BestSpeed.
 func (e *encoder) member(h, block []byte, store int) {
 	h = append(h, "Content-Length: "...)
 	h = strconv.AppendInt(h, int64(len(block)), 10)
@@ -654,13 +891,20 @@ func (e *encoder) member(h, block []byte, store int) {
 	size := uint32(len(h) + len(block) + len(crlfcrlf)) // mod 2^32, as gzip has it
 
 	e.out.Write(gzipHeader)
-	e.fw.Reset(&e.out)
-	e.fw.Write(h)
-	e.fw.Write(block[:store])
-	if store == len(block) {
+	switch {
+	case size <= maxSmallMember && store == len(block):
+		e.scratch = append(append(append(e.scratch[:0], h...), block...), crlfcrlf...)
+		e.out.Write(e.small.appendSmall(e.out.AvailableBuffer(), e.scratch))
+	case store == len(block):
+		e.fw.Reset(&e.out)
+		e.fw.Write(h)
+		e.fw.Write(block)
 		e.fw.Write(crlfcrlf)
 		e.fw.Close()
-	} else {
+	default:
+		e.fw.Reset(&e.out)
+		e.fw.Write(h)
+		e.fw.Write(block[:store])
 		// End the compressed blocks on a byte boundary (Flush ends them
 		// with an empty stored block), then store the rest in stored
 		// blocks of at most 65535 bytes, the last one final.

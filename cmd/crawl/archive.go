@@ -20,7 +20,10 @@ import (
 
 // archive is the -warc output: a fetch.Recorder writing WARC files, which
 // stops the crawl at its first error, since the pages fetched after it
-// would be missing from the archive. The error is kept for the end.
+// would be missing from the archive. The error is kept for the end. The
+// Writer compresses and writes beside the workers: a failed write comes
+// back at the next Record, or at the Sync before a -state commit, which
+// it fails, so no committed page lacks its records.
 type archive struct {
 	dir   string
 	w     *warc.Writer
