@@ -193,14 +193,17 @@ func (p *ProxyPool) init(policy *AddressPolicy) {
 		if p.initErr = p.Validate(policy); p.initErr != nil {
 			return
 		}
+		var proxies []*proxyState
 		for _, u := range p.Proxies {
 			s := &proxyState{url: u, name: u.Redacted(), addr: proxyHostPort(u)}
 			h := fnv.New64a()
 			h.Write([]byte(s.addr))
 			s.seed = mix(h.Sum64())
-			p.proxies = append(p.proxies, s)
+			proxies = append(proxies, s)
 		}
-		p.moved = make(map[string]int)
+		p.mu.Lock() // Stats, which may run before the first fetch, reads them under mu
+		p.proxies, p.moved = proxies, make(map[string]int)
+		p.mu.Unlock()
 	})
 }
 

@@ -413,3 +413,27 @@ func TestProxyAuthRequired(t *testing.T) {
 		t.Errorf("%+v: want 1 failure", st)
 	}
 }
+
+// Stats may be read while the pool serves its first fetches, as the
+// metrics of a crawl read it from its start (the race detector checks).
+func TestProxyStatsDuringFirstFetch(t *testing.T) {
+	o := newOrigin(t, false)
+	p := proxytest.NewHTTP(t, o.target(), proxytest.Healthy, false)
+	pool := &fetch.ProxyPool{Proxies: urls(p)}
+	f := &fetch.HTTPFetcher{Addresses: allowProxies(p), Proxies: pool}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			if st := pool.Stats(); len(st) != 1 {
+				t.Errorf("Stats gave %d proxies, want 1", len(st))
+				return
+			}
+		}
+	}()
+	wantBody(t, f, "http://one.test/", "host=one.test path=/")
+	<-done
+	if st := pool.Stats(); st[0].Requests != 1 {
+		t.Errorf("Stats after one fetch: %+v", st)
+	}
+}
