@@ -35,8 +35,11 @@ type Exchange struct {
 
 // Recorder keeps the exchanges of a fetcher (see [HTTPFetcher.Recorder]).
 // Record is called on the fetching goroutine once the body has been read,
-// before Fetch returns, so that what a fetch returned has been recorded;
-// it must be safe for concurrent use. An error fails the fetch.
+// before Fetch returns, so that what a fetch returned has been taken by
+// the Recorder (a warc.Writer writes it later, in order; its Sync waits
+// for it): x and its bytes are the Recorder's to keep, the fetcher uses
+// them no more. It must be safe for concurrent use. An error fails the
+// fetch.
 type Recorder interface {
 	Record(ctx context.Context, x *Exchange) error
 }
