@@ -331,8 +331,10 @@ func runChangeWeb(t *testing.T, w *crawlertest.Web, pages []string, rc revisit.C
 // and at least 90% as fresh as the optimal policy that knows the true
 // rates would at that rate (computed); revisits of resources (images:
 // not HTML) take at most 5% of the revisits. The two crawls run at once,
-// in real time, each on its own copy of the web. Run with
-// -recrawl.scale 1 for the 90 s measurement of the issue.
+// in real time, each on its own copy of the web; if either fetches below
+// 70% of its MaxRate, the machine is too loaded to measure and the test
+// is skipped. Run with -recrawl.scale 1 for the 90 s measurement of the
+// issue.
 func TestRecrawlChangeWeb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs in real time")
@@ -372,25 +374,30 @@ func TestRecrawlChangeWeb(t *testing.T) {
 	t.Logf("uniform    %.3f  %5.1f  %5.1f  %4.1f%%  (model at its rate of page revisits: %.3f)", uni.fresh, uni.requests, uni.revisits, 100*uni.resourceShare,
 		meanFreshness(lambdas, revisit.Uniform(len(lambdas), uni.revisits*(1-uni.resourceShare), bounds)))
 	t.Logf("optimal    %.3f  computed at the estimated crawl's rate of page revisits (%.1f/s): estimated is %.0f%% of it", optimal, pageRate, 100*est.fresh/optimal)
+	// A machine too loaded for the crawls to come near their MaxRate
+	// fetches late, and measures the load, not the policies.
+	for i, r := range runs {
+		if planned := 40 * scale; r.requests < 0.7*planned {
+			t.Skipf("policy %d fetched %.1f pages a second of the %.0f planned: the machine is too loaded to measure freshness", i, r.requests, planned)
+		}
+	}
 	// The two crawls spend about the same rate, not exactly (they share
 	// the test's CPU): uniform's freshness is compared at the estimated
 	// crawl's rate, moved by what the model says the difference is worth.
 	uniRate := uni.revisits * (1 - uni.resourceShare)
 	uniModel := meanFreshness(lambdas, revisit.Uniform(len(lambdas), uniRate, bounds))
 	uniAt := uni.fresh + meanFreshness(lambdas, revisit.Uniform(len(lambdas), pageRate, bounds)) - uniModel
-	// Two real-time crawls of one policy differ by up to 0.01, and at
-	// this rate the estimated policy gains about that much over uniform
-	// (TestPoliciesSimulatedChangeWeb): it may fall short by noise alone.
+	// Simulated, the estimates from Last-Modified keep 0.014 more fresh
+	// than uniform at this rate (TestPoliciesSimulatedChangeWeb); end to
+	// end, three runs of 90 s gained 0.006, -0.001 and 0.009, where
+	// two real-time crawls of one policy differ by up to 0.01: the margin
+	// is not above that noise yet, which is allowed for.
 	const noise = 0.01
 	if est.fresh < uniAt-noise {
 		t.Errorf("estimated policy %.3f fresh, below uniform's %.3f at its rate (%.3f measured at %.1f page revisits/s)", est.fresh, uniAt, uni.fresh, uniRate)
 	}
-	// A loaded machine fetches late, and keeps both crawls below their
-	// models: the optimum is discounted by what it cost the uniform crawl
-	// against its model (nothing on an idle machine).
-	discount := min(uni.fresh/uniModel, 1)
-	if est.fresh < 0.9*optimal*discount {
-		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f (discounted by %.2f, what the machine cost uniform against its model)", est.fresh, optimal, discount)
+	if est.fresh < 0.9*optimal {
+		t.Errorf("estimated policy %.3f fresh, below 90%% of the optimal %.3f at its rate of page revisits", est.fresh, optimal)
 	}
 	for i, r := range runs {
 		if r.resourceShare > 0.05 {

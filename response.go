@@ -21,7 +21,7 @@ import (
 func (r *runState) readResponse(ctx context.Context, p *Page, u *url.URL, o *outcome, resp *fetch.Response) {
 	e := o.entry
 	p.Status, p.Header, p.Body, p.Truncated, p.Duration = resp.Status, resp.Header, resp.Body, resp.Truncated, resp.Duration
-	o.visit.Status, o.visit.ETag, o.visit.LastModified = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.visit.Status, o.visit.ETag, o.visit.LastModified, o.visit.Date = resp.Status, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), resp.Header.Get("Date")
 	o.visit.Gone = resp.Status/100 == 4 && resp.Status != http.StatusTooManyRequests || fetch.IsRedirect(resp.Status)
 	p.ContentType = resp.Header.Get("Content-Type")
 	p.NoIndex, p.NoFollow = links.XRobotsTag(resp.Header.Values("X-Robots-Tag"), r.agentToken)

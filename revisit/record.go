@@ -32,8 +32,17 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 	b = binary.BigEndian.AppendUint64(b, p.content)
 	b = binary.AppendVarint(b, p.due.UnixMilli())
 	b = binary.AppendVarint(b, last.UnixMilli())
-	b = binary.AppendUvarint(b, uint64(len(visits)))
+	n := 0
 	for _, vis := range visits {
+		if vis.Interval > 0 {
+			n++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, vis := range visits {
+		if vis.Interval <= 0 {
+			continue // a first visit's age, not kept
+		}
 		x := uint64(max(vis.Interval.Milliseconds(), 0)) << 1
 		if vis.Changed {
 			x |= 1

@@ -9,6 +9,15 @@ import (
 // estimate.
 const DefaultHistory = 64
 
+// probeShare is how many times an even share of the budget apart a page
+// the plan gives no revisits to is revisited all the same. On issue 46's
+// change web simulated at 18 revisits a second, the pages whose estimates
+// went too fast after a few visits (a tenth of them) were never revisited
+// again: the freshness of the second half of an hour fell to 0.471, below
+// uniform's 0.494; with probes every 8 shares, it is 0.512 (the optimal
+// policy's: 0.514), and the second half of 90 s loses 0.003 to them.
+const probeShare = 8
+
 // Schedule keeps the visits of a crawl's pages and says when each is due
 // again: at the rate Allocate gives it from the pages' estimated rates of
 // change under the budget, or the same rate for all (Uniform). Pages are
@@ -52,6 +61,16 @@ type page struct {
 // since the visit before (ignored for the first visit), and returns when
 // the page is due again.
 func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
+	return s.VisitedAge(id, at, changed, 0)
+}
+
+// VisitedAge is Visited told the page's age at the visit too: how long
+// before it the page was last modified (by its Last-Modified), 0 if not
+// known. The age of a visit that saw a change, and of a first visit, is
+// kept with it (see [Visit]); for a first visit, changed says whether its
+// last modification is a change (one made while the crawl ran) rather
+// than the page's making.
+func (s *Schedule) VisitedAge(id uint64, at time.Time, changed bool, age time.Duration) time.Time {
 	if s.pages == nil {
 		s.pages = map[uint64]*page{}
 	}
@@ -59,11 +78,17 @@ func (s *Schedule) Visited(id uint64, at time.Time, changed bool) time.Time {
 	if p == nil {
 		p = &page{}
 		s.pages[id] = p
+		if age > 0 {
+			p.visits, p.stale = append(p.visits, Visit{Changed: changed, Age: age}), true
+		}
 	} else if d := at.Sub(p.last); d > 0 {
 		if len(p.visits) >= s.keep() {
 			p.visits = append(p.visits[:0], p.visits[1:]...)
 		}
-		p.visits = append(p.visits, Visit{Interval: d, Changed: changed})
+		if !changed {
+			age = 0
+		}
+		p.visits = append(p.visits, Visit{Interval: d, Changed: changed, Age: age})
 		p.stale = true
 	}
 	p.last = at
@@ -120,7 +145,7 @@ func (s *Schedule) Plan() {
 			p.change, p.stale = s.prior.Estimate(p.visits), false
 		}
 		r := p.change
-		if len(p.visits) == 0 {
+		if len(p.visits) == 0 || s.prior.Median <= 0 && !revisited(p.visits) {
 			r = share
 		}
 		rates = append(rates, r)
@@ -130,14 +155,36 @@ func (s *Schedule) Plan() {
 		f = Uniform(len(rates), s.Budget, s.Bounds)
 	} else {
 		f = Allocate(rates, s.Budget, s.Bounds)
+		// Pages the plan gives less than a probe's rate are revisited at
+		// it, with the budget of the others cut by what that takes: a
+		// page that seems too fast to keep fresh (or never to change)
+		// would otherwise never be visited again to correct its
+		// estimate, however wrong a few unlucky visits made it.
+		if probe := s.Bounds.clamp(share / probeShare); probe > 0 {
+			extra := 0.0
+			for i := range f {
+				extra += max(probe-f[i], 0)
+			}
+			if extra > 0 && extra < s.Budget/2 {
+				f = Allocate(rates, s.Budget-extra, s.Bounds)
+				for i := range f {
+					f[i] = max(f[i], probe)
+				}
+			}
+		}
 	}
 	for i, id := range ids {
 		s.pages[id].rate = f[i]
 	}
 }
 
-// pooledPrior returns the prior of the pages' estimates: the PooledPrior
-// of all their visits, of spread PriorSpread.
+// pooledPrior returns the prior of the pages' estimates, of spread
+// PriorSpread: if their visits saw changes whose ages are known, its
+// median is the changes known to the second over the time known to hold
+// none, all pages together (the rate of a gamma-Poisson pool); else the
+// PooledPrior of all their visits. On issue 46's change web simulated at
+// 18 revisits a second, the first kept 0.507 of the pages fresh, the
+// second 0.503.
 func (s *Schedule) pooledPrior() Prior {
 	spread := s.PriorSpread
 	if spread == 0 {
@@ -146,8 +193,8 @@ func (s *Schedule) pooledPrior() Prior {
 	if spread < 0 {
 		return Prior{}
 	}
-	var n, changed int
-	var total time.Duration
+	var n, changed, events int
+	var total, exposure time.Duration
 	for _, p := range s.pages {
 		for _, v := range p.visits {
 			if v.Interval > 0 {
@@ -157,9 +204,32 @@ func (s *Schedule) pooledPrior() Prior {
 					changed++
 				}
 			}
+			switch {
+			case v.Age > 0 && (v.Changed || v.Interval <= 0):
+				exposure += v.Age
+				if v.Changed {
+					events++
+				}
+			case v.Interval > 0 && !v.Changed:
+				exposure += v.Interval
+			}
 		}
 	}
+	if events > 0 && exposure > 0 {
+		return Prior{Median: float64(events) / exposure.Seconds(), Spread: spread}
+	}
 	return PooledPrior(spread, n, changed, total)
+}
+
+// revisited reports whether visits hold a revisit (not only a first
+// visit's age).
+func revisited(visits []Visit) bool {
+	for _, v := range visits {
+		if v.Interval > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Visits returns the time of the latest visit of page id and the visits
@@ -185,6 +255,23 @@ func (s *Schedule) Restore(id uint64, last time.Time, visits []Visit) {
 		visits = visits[len(visits)-keep:]
 	}
 	s.pages[id] = &page{last: last, visits: append([]Visit(nil), visits...), stale: true}
+}
+
+// forgetAges drops the ages of page id's visits, and its first visit's:
+// its Last-Modified proved not to be trusted.
+func (s *Schedule) forgetAges(id uint64) {
+	p := s.pages[id]
+	if p == nil {
+		return
+	}
+	kept := p.visits[:0]
+	for _, v := range p.visits {
+		if v.Interval > 0 {
+			v.Age = 0
+			kept = append(kept, v)
+		}
+	}
+	p.visits, p.stale = kept, true
 }
 
 // Forget drops page id: it is not revisited any more (it is gone).

@@ -3,6 +3,8 @@ package revisit
 import (
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -213,5 +215,62 @@ func TestPlanKeepsPhase(t *testing.T) {
 	}
 	if len(bunch) < n {
 		t.Errorf("%d pages due at %d distinct times, want all apart", n, len(bunch))
+	}
+}
+
+// A page's Last-Modified and Date give its visits their ages: a first
+// visit's, a change only if later than the first response the Tracker
+// saw, and a revisit's that saw a change; one that did not is told by its
+// interval. A Last-Modified that is absent gives none; one that is later
+// than the Date, that moves though the page did not (a dynamic page's),
+// or that is older than the visit before though the page changed, is not
+// to be trusted: the page's ages are forgotten, and its visits from then
+// on tell changes only.
+func TestLastModifiedAges(t *testing.T) {
+	stamp := func(d time.Duration) string { return t0.Add(d).Format(http.TimeFormat) }
+	type fetch struct {
+		at           time.Duration // after t0, the response's Date
+		lastModified time.Duration // after t0; 1: none
+		status       int
+		content      uint64
+	}
+	const none = 1
+	for _, c := range []struct {
+		name    string
+		fetches []fetch
+		want    []Visit
+	}{
+		{"trusted", []fetch{{0, -30 * time.Second, 200, 1}, {10 * time.Second, -30 * time.Second, 304, 1},
+			{20 * time.Second, 17 * time.Second, 200, 2}, {30 * time.Second, 17 * time.Second, 200, 2}, {40 * time.Second, 40 * time.Second, 200, 3}},
+			[]Visit{{Age: 30 * time.Second}, {Interval: 10 * time.Second}, {Interval: 10 * time.Second, Changed: true, Age: 3 * time.Second},
+				{Interval: 10 * time.Second}, {Interval: 10 * time.Second, Changed: true, Age: time.Second / 2}}},
+		{"changed since the first response", []fetch{{time.Second, 0, 200, 1}, {6 * time.Second, 0, 304, 1}},
+			nil}, // set below: the second page's first visit
+		{"absent", []fetch{{0, none, 200, 1}, {10 * time.Second, none, 200, 2}},
+			[]Visit{{Interval: 10 * time.Second, Changed: true}}},
+		{"in the future", []fetch{{0, time.Hour, 200, 1}, {10 * time.Second, -time.Hour, 200, 2}},
+			[]Visit{{Interval: 10 * time.Second, Changed: true}}},
+		{"dynamic", []fetch{{0, 0, 200, 1}, {10 * time.Second, 10 * time.Second, 200, 1}, {20 * time.Second, 12 * time.Second, 200, 2}},
+			[]Visit{{Interval: 10 * time.Second}, {Interval: 10 * time.Second, Changed: true}}},
+		{"older than the visit before", []fetch{{0, -time.Hour, 200, 1}, {10 * time.Second, -time.Hour, 200, 2}, {20 * time.Second, 15 * time.Second, 200, 3}},
+			[]Visit{{Interval: 10 * time.Second, Changed: true}, {Interval: 10 * time.Second, Changed: true}}},
+	} {
+		v := NewTracker(Config{Rate: 1}, 0)
+		e := frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"}
+		if c.want == nil { // another page was fetched first: its Date is the epoch
+			v.Done(frontier.Entry{URL: "http://a.test/other", FP: 2}, Outcome{Status: 200, Date: stamp(-time.Second), Content: 5}, t0.Add(-time.Second))
+			c.want = []Visit{{Changed: true, Age: time.Second}, {Interval: 5 * time.Second}}
+		}
+		for _, f := range c.fetches {
+			o := Outcome{Status: f.status, Date: stamp(f.at), Content: f.content}
+			if f.lastModified != none {
+				o.LastModified = stamp(f.lastModified)
+			}
+			v.Done(e, o, t0.Add(f.at))
+		}
+		_, got, _ := v.sched.Visits(1)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: visits %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }
