@@ -825,3 +825,43 @@ func TestOnDone(t *testing.T) {
 		}
 	}
 }
+
+// Under LongestFirst the ready host with the most entries waiting goes
+// first, each host's entries in their order; without it, the oldest entry.
+func TestLongestFirst(t *testing.T) {
+	t.Parallel()
+	for _, longest := range []bool{false, true} {
+		fs := vfs.NewMem()
+		st := open(t, fs, store.Options{FS: fs, ExpectedURLs: 1000, LongestFirst: longest})
+		f := st.Frontier()
+		fp := 0
+		for _, h := range []struct {
+			name string
+			n    int
+		}{{"small.test", 1}, {"large.test", 4}, {"middle.test", 2}} {
+			for range h.n {
+				f.Push(entry(h.name, fp))
+				fp++
+			}
+		}
+		var got []string
+		for f.Len() > 0 {
+			e, ok, _ := f.Next(time.Now())
+			if !ok {
+				t.Fatalf("LongestFirst %v: nothing handed out with %d waiting", longest, f.Len())
+			}
+			got = append(got, fmt.Sprint(e.Host[:1], e.FP))
+			f.Done(e, frontier.Result{})
+		}
+		want := "[s1 l2 l3 l4 l5 m6 m7]" // breadth-first: the oldest entry first (FP is i+1)
+		if longest {
+			want = "[l2 l3 l4 m6 s1 l5 m7]" // the most waiting first, ties to the oldest
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("LongestFirst %v: handed out %v, want %v", longest, got, want)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

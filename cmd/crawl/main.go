@@ -167,7 +167,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var archive *archive
 	if o.state != "" {
 		stepped = newSteps(fail)
-		so := store.Options{PerHost: o.perHost, OnDone: stepped.done,
+		// A node's end is the cluster's: its largest hosts go first.
+		so := store.Options{PerHost: o.perHost, OnDone: stepped.done, LongestFirst: o.cluster != "",
 			BeforeCommit: func() error { return errors.Join(archive.Sync(), stepped.sync()) }}
 		if st, err = openState(o, seeds, so); err != nil {
 			return err
