@@ -153,7 +153,7 @@ func TestPoliciesSimulated(t *testing.T) {
 // change intervals spread log-uniformly from 2 s to 2 min, revisited at
 // 18 a second (what a crawl at -rate 40 spends on them while new URLs
 // wait) and at 40, for 90 s (the mean of four runs; the first visits
-// spread over one interval) and for an hour (one run; not with -short).
+// spread over one interval) and for an hour (one run; not with -short or -race).
 // With so few visits a page in 90 s (three to seven), change counts do
 // not tell the rates apart: the Schedule from them barely beats uniform.
 // From the pages' Last-Modified too (to the second, as the web serves
@@ -171,7 +171,7 @@ func TestPoliciesSimulatedChangeWeb(t *testing.T) {
 	budgets := []float64{18, 40}
 	policies := []string{"uniform", "Schedule, uniform", "Schedule, maximum likelihood", "Schedule, change counts", "Schedule, Last-Modified", "optimal (true rates)"}
 	durations := []struct{ dur, runs float64 }{{90, 4}, {3600, 1}}
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the hour takes minutes, ten times as many under -race
 		durations = durations[:1]
 	}
 	for _, d := range durations {
