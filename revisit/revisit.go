@@ -157,12 +157,21 @@ func Estimate(visits []Visit) float64 {
 	for excess(hi) > 0 {
 		lo, hi = hi, hi*2
 	}
+	return bisect(excess, lo, hi, 0)
+}
+
+// bisect returns where f, decreasing, crosses zero between lo (f > 0)
+// and hi (f <= 0): after 60 halvings, or once they are within tol.
+func bisect(f func(float64) float64, lo, hi, tol float64) float64 {
 	for range 60 {
 		mid := (lo + hi) / 2
-		if excess(mid) > 0 {
+		if f(mid) > 0 {
 			lo = mid
 		} else {
 			hi = mid
+		}
+		if hi-lo <= tol {
+			break
 		}
 	}
 	return (lo + hi) / 2
@@ -266,18 +275,7 @@ func (p Prior) Estimate(visits []Visit) float64 {
 			hi = lo
 		}
 	}
-	for range 60 {
-		mid := (lo + hi) / 2
-		if h(mid) > 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi-lo <= 1e-9 {
-			break
-		}
-	}
-	return math.Exp((lo + hi) / 2)
+	return math.Exp(bisect(h, lo, hi, 1e-9))
 }
 
 // Freshness returns F(λ, f), the expected fraction of time a page that
