@@ -3,23 +3,19 @@ package store
 import "math"
 
 // hostHeap orders hosts by the seq of their first waiting entry (the ready
-// hosts: breadth-first order across hosts), by their count, most first
-// (the ready hosts under Options.LongestFirst), or by ready time (the
-// waiting ones). Each host's key is copied into the heap when it is
-// pushed, so that a comparison reads the heap's array alone, not two
-// hosts and their heads (three cache misses each, 1.6% of a durable
-// crawl's CPU at 5 ms latency): the key stays what it was then while the
-// host is in the heap (a count grown by Push since is not seen), but as
-// the host is removed.
+// hosts: breadth-first order across hosts) or by ready time (the waiting
+// ones). Each host's key is copied into the heap when it is pushed, so
+// that a comparison reads the heap's array alone, not two hosts and their
+// heads (three cache misses each, 1.6% of a durable crawl's CPU at 5 ms
+// latency): what a key is made of must not change while its host is in
+// the heap, but as the host is removed.
 type hostHeap struct {
 	items     []heapItem
 	byReadyAt bool
-	byCount   bool // the ready hosts by entries waiting, most first, then by seq
 }
 
 // heapItem is a host in a hostHeap and its key: (0, seq of its first
-// entry), (minus its count, seq of its first entry), or (its ready time
-// in Unix nanoseconds, id). Ready times compare
+// entry), or (its ready time in Unix nanoseconds, id). Ready times compare
 // by their wall clock reading, as the store keeps them, not the monotonic
 // one: a step of the clock between two hosts' times may order them wrong
 // by as much, which only delays the later one.
@@ -36,8 +32,6 @@ func (q *hostHeap) min() *hostQueue { return q.items[0].h }
 func (q *hostHeap) push(h *hostQueue) {
 	it := heapItem{h: h}
 	switch {
-	case q.byCount:
-		it.at, it.seq = -int64(h.count), h.head[0].seq
 	case !q.byReadyAt:
 		it.seq = h.head[0].seq
 	case h.readyAt.IsZero():

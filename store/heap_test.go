@@ -8,17 +8,13 @@ import (
 )
 
 // A hostHeap hands out its hosts in key order, whatever was pushed and
-// removed before, by seq of the first entry, by count (most first) and
-// seq, or by ready time and id.
+// removed before, by seq of the first entry or by ready time and id.
 func TestHostHeapOrder(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, q := range []*hostHeap{{}, {byCount: true}, {byReadyAt: true}} {
-		byReadyAt := q.byReadyAt
+	for _, byReadyAt := range []bool{false, true} {
+		q := &hostHeap{byReadyAt: byReadyAt}
 		key := func(h *hostQueue) [2]int64 {
-			if q.byCount {
-				return [2]int64{-int64(h.count), int64(h.head[0].seq)}
-			}
 			if !byReadyAt {
 				return [2]int64{0, int64(h.head[0].seq)}
 			}
@@ -30,7 +26,7 @@ func TestHostHeapOrder(t *testing.T) {
 		in := map[*hostQueue]bool{}
 		var hosts []*hostQueue
 		for i := range 300 {
-			h := &hostQueue{id: uint32(i), index: -1, head: []queued{{seq: r.Uint64N(1000)}}, count: 1 + r.IntN(5)}
+			h := &hostQueue{id: uint32(i), index: -1, head: []queued{{seq: r.Uint64N(1000)}}}
 			if r.IntN(10) > 0 { // some never waited: the zero time
 				h.readyAt = time.Unix(0, r.Int64N(50)*int64(time.Millisecond))
 			}

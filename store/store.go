@@ -114,15 +114,6 @@ type Options struct {
 	// PerHost is how many entries of a host may be handed out at once.
 	// 0: 1; negative: no limit.
 	PerHost int
-	// LongestFirst hands out, among the hosts ready, first the one with
-	// the most entries waiting (as it had when it became ready), where the
-	// breadth-first frontier hands out the oldest entry. When ready hosts
-	// outnumber the workers, the largest hosts then never wait behind
-	// small ones, and a crawl of a bounded web ends with its largest host
-	// (longest processing time first) rather than after it: a node of a
-	// cluster, whose end is the crawl's, sets it. Each host's entries keep
-	// their order.
-	LongestFirst bool
 	// CheckpointPages is the fewest pages done between two checkpoints of
 	// an AOPIC frontier's credits ([Store.AOPIC]). 0:
 	// DefaultCheckpointPages; negative: a checkpoint only at Close.
@@ -209,7 +200,7 @@ type Store struct {
 	n         int    // entries waiting
 	requests  int64  // page requests, in every run
 	out       map[uint64]handedOut
-	ready     hostHeap // by the seq of their first entry, or their count (Options.LongestFirst)
+	ready     hostHeap // by the seq of their first entry
 	waiting   hostHeap // by ready time
 
 	kept   []kept     // values kept with the steps (see Keep)
@@ -341,7 +332,7 @@ func Open(dir string, o Options) (*Store, error) {
 		mergePath:    po.FS.PathJoin(dir, mergeFile),
 		tableOptions: po.MakeWriterOptions(0, db.TableFormat()),
 	}
-	s.waiting.byReadyAt, s.ready.byCount = true, o.LongestFirst
+	s.waiting.byReadyAt = true
 	s.sorters.New = func() any { return new(sorter) }
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
 		s.bloom = newBlockFilter(n, func(words int) []uint64 { return offHeapWords(s, words) })

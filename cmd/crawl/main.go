@@ -178,8 +178,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// 0.65x, 0.55x, 0.78x; CPU a page 0.159-0.178 ms against
 		// 0.162-0.173), for 10 MB more peak RSS (185-186 MB against 176-180).
 		stepped = newSteps(fail)
-		// A node's end is the cluster's: its largest hosts go first.
-		so := store.Options{PerHost: o.perHost, OnDone: stepped.done, LongestFirst: o.cluster != "",
+		so := store.Options{PerHost: o.perHost, OnDone: stepped.done,
 			BeforeCommit: func() error { return errors.Join(archive.Sync(), stepped.sync()) }}
 		if st, err = openState(o, seeds, so); err != nil {
 			return err
