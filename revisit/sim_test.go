@@ -209,11 +209,3 @@ func TestPoliciesSimulatedChangeWeb(t *testing.T) {
 		}
 	}
 }
-
-func meanF(rates, f []float64) float64 {
-	s := 0.0
-	for i, l := range rates {
-		s += revisit.Freshness(l, f[i])
-	}
-	return s / float64(len(rates))
-}

@@ -895,10 +895,6 @@ func appendQueueKey(dst []byte, host uint32, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(dst, seq)
 }
 
-func seenKey(fp uint64) []byte { return appendSeenKey(nil, fp) }
-
-func queueKey(host uint32, seq uint64) []byte { return appendQueueKey(nil, host, seq) }
-
 func appendHostKey(dst []byte, name string) []byte { return append(append(dst, prefixHost), name...) }
 
 // quiet is a pebble.Logger that keeps Pebble's information to itself; its
