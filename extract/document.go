@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"crawler"
+	"crawler/internal/htmlattr"
 	"crawler/internal/links"
 )
 
@@ -76,8 +77,8 @@ func Parse(p *crawler.Page) (*Document, error) {
 	dom := goquery.NewDocumentFromNode(root)
 	dom.Url = u
 	d := &Document{dom: dom, url: u, base: u}
-	if n := first(root, func(n *html.Node) bool { return isHTML(n, atom.Base) && hasAttr(n, "href") }); n != nil {
-		if b, err := u.Parse(strings.TrimSpace(attr(n, "href"))); err == nil {
+	if n := first(root, func(n *html.Node) bool { return isHTML(n, atom.Base) && htmlattr.Has(n, "href") }); n != nil {
+		if b, err := u.Parse(strings.TrimSpace(htmlattr.Get(n, "href"))); err == nil {
 			d.base = b
 		}
 	}
@@ -156,7 +157,7 @@ func (d *Document) Attrs(selector, attr string) ([]string, error) {
 	}
 	var out []string
 	for _, n := range d.dom.FindMatcher(sel).Nodes {
-		if v, ok := attrOK(n, attr); ok {
+		if v, ok := htmlattr.Lookup(n, attr); ok {
 			out = append(out, v)
 		}
 	}
@@ -203,12 +204,12 @@ func (d *Document) Title() string {
 // if none).
 func (d *Document) Description() string {
 	n := first(d.root(), func(n *html.Node) bool {
-		return isHTML(n, atom.Meta) && strings.EqualFold(strings.TrimSpace(attr(n, "name")), "description")
+		return isHTML(n, atom.Meta) && strings.EqualFold(strings.TrimSpace(htmlattr.Get(n, "name")), "description")
 	})
 	if n == nil {
 		return ""
 	}
-	return strings.Join(strings.Fields(attr(n, "content")), " ")
+	return strings.Join(strings.Fields(htmlattr.Get(n, "content")), " ")
 }
 
 // Canonical returns the target of the page's first <link rel="canonical"
@@ -216,12 +217,12 @@ func (d *Document) Description() string {
 // not parse).
 func (d *Document) Canonical() string {
 	n := first(d.root(), func(n *html.Node) bool {
-		return isHTML(n, atom.Link) && hasAttr(n, "href") && hasToken(attr(n, "rel"), "canonical")
+		return isHTML(n, atom.Link) && htmlattr.Has(n, "href") && hasToken(htmlattr.Get(n, "rel"), "canonical")
 	})
 	if n == nil {
 		return ""
 	}
-	u, _ := d.resolve(attr(n, "href"))
+	u, _ := d.resolve(htmlattr.Get(n, "href"))
 	return u
 }
 
@@ -236,15 +237,15 @@ func (d *Document) OpenGraph() map[string]string {
 		if !isHTML(n, atom.Meta) {
 			continue
 		}
-		prop, ok := attrOK(n, "property")
+		prop, ok := htmlattr.Lookup(n, "property")
 		if !ok {
-			prop = attr(n, "name")
+			prop = htmlattr.Get(n, "name")
 		}
 		prop = strings.ToLower(strings.TrimSpace(prop))
 		if !strings.HasPrefix(prop, "og:") || len(prop) == len("og:") {
 			continue
 		}
-		if content, ok := attrOK(n, "content"); ok {
+		if content, ok := htmlattr.Lookup(n, "content"); ok {
 			if _, seen := og[prop]; !seen {
 				og[prop] = strings.TrimSpace(content)
 			}
@@ -262,7 +263,7 @@ func (d *Document) JSONLD() []json.RawMessage {
 		if !isHTML(n, atom.Script) {
 			continue
 		}
-		if mt, _, _ := strings.Cut(attr(n, "type"), ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/ld+json") {
+		if mt, _, _ := strings.Cut(htmlattr.Get(n, "type"), ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/ld+json") {
 			continue
 		}
 		var b strings.Builder
@@ -303,27 +304,6 @@ func first(root *html.Node, ok func(*html.Node) bool) *html.Node {
 // <title>).
 func isHTML(n *html.Node, a atom.Atom) bool {
 	return n.Type == html.ElementNode && n.DataAtom == a && n.Namespace == ""
-}
-
-// attrOK returns the value of n's attribute key (in any case), and
-// whether it has it.
-func attrOK(n *html.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if a.Namespace == "" && strings.EqualFold(a.Key, key) {
-			return a.Val, true
-		}
-	}
-	return "", false
-}
-
-func attr(n *html.Node, key string) string {
-	v, _ := attrOK(n, key)
-	return v
-}
-
-func hasAttr(n *html.Node, key string) bool {
-	_, ok := attrOK(n, key)
-	return ok
 }
 
 // hasToken reports whether the space-separated list s holds tok, in any

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"crawler/internal/htmlattr"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -130,7 +131,7 @@ func hidden(n *html.Node) bool {
 	case atom.Head, atom.Noscript, atom.Template, atom.Iframe, atom.Noembed, atom.Noframes:
 		return true
 	}
-	return hasAttr(n, "hidden")
+	return htmlattr.Has(n, "hidden")
 }
 
 // blocks are the elements whose start and end break lines: those shown as

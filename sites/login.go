@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"crawler/fetch"
+	"crawler/internal/htmlattr"
 )
 
 // maxLoginRedirects bounds the redirects a login follows to the page its
@@ -201,7 +202,7 @@ func (f *form) holds(fields map[string]string) bool {
 // readForm reads a form element: its action, method and inputs with the
 // values a browser would submit, hidden ones (CSRF tokens) included.
 func readForm(n *html.Node) *form {
-	f := &form{action: attr(n, "action"), method: strings.ToUpper(attr(n, "method")), enctype: attr(n, "enctype"), values: url.Values{}}
+	f := &form{action: htmlattr.Get(n, "action"), method: strings.ToUpper(htmlattr.Get(n, "method")), enctype: htmlattr.Get(n, "enctype"), values: url.Values{}}
 	add := func(name, value string) {
 		if _, ok := f.values[name]; !ok {
 			f.names = append(f.names, name)
@@ -212,23 +213,23 @@ func readForm(n *html.Node) *form {
 	var walk func(*html.Node)
 	walk = func(c *html.Node) {
 		if c.Type == html.ElementNode {
-			name := attr(c, "name")
+			name := htmlattr.Get(c, "name")
 			switch c.Data {
 			case "input":
-				switch t := strings.ToLower(attr(c, "type")); t {
+				switch t := strings.ToLower(htmlattr.Get(c, "type")); t {
 				case "submit", "image":
 					if name != "" && !submitted {
-						add(name, attr(c, "value"))
+						add(name, htmlattr.Get(c, "value"))
 						submitted = true
 					}
 				case "button", "reset", "file":
 				case "checkbox", "radio":
-					if hasAttr(c, "checked") && name != "" {
-						add(name, cmp.Or(attr(c, "value"), "on"))
+					if htmlattr.Has(c, "checked") && name != "" {
+						add(name, cmp.Or(htmlattr.Get(c, "value"), "on"))
 					}
 				default:
 					if name != "" {
-						add(name, attr(c, "value"))
+						add(name, htmlattr.Get(c, "value"))
 					}
 				}
 			case "textarea":
@@ -240,8 +241,8 @@ func readForm(n *html.Node) *form {
 					add(name, selected(c))
 				}
 			case "button":
-				if t := strings.ToLower(attr(c, "type")); (t == "" || t == "submit") && name != "" && !submitted {
-					add(name, attr(c, "value"))
+				if t := strings.ToLower(htmlattr.Get(c, "type")); (t == "" || t == "submit") && name != "" && !submitted {
+					add(name, htmlattr.Get(c, "value"))
 					submitted = true
 				}
 			}
@@ -296,18 +297,6 @@ func (f *form) request(pageURL string, fields map[string]string) (*fetch.Request
 	}, nil
 }
 
-// attr returns the value of n's attribute key; "" if n has none.
-func attr(n *html.Node, key string) string {
-	v, _ := attrOK(n, key)
-	return v
-}
-
-// hasAttr reports whether n has the attribute key.
-func hasAttr(n *html.Node, key string) bool {
-	_, ok := attrOK(n, key)
-	return ok
-}
-
 // text returns the text inside n.
 func text(n *html.Node) string {
 	var b strings.Builder
@@ -329,7 +318,7 @@ func selected(n *html.Node) string {
 			if first == nil {
 				first = c
 			}
-			if chosen == nil && hasAttr(c, "selected") {
+			if chosen == nil && htmlattr.Has(c, "selected") {
 				chosen = c
 			}
 		}
@@ -344,18 +333,8 @@ func selected(n *html.Node) string {
 	if chosen == nil {
 		return ""
 	}
-	if v, ok := attrOK(chosen, "value"); ok {
+	if v, ok := htmlattr.Lookup(chosen, "value"); ok {
 		return v
 	}
 	return strings.TrimSpace(text(chosen))
-}
-
-// attrOK returns n's attribute key, and whether n has it.
-func attrOK(n *html.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val, true
-		}
-	}
-	return "", false
 }
