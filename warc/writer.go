@@ -74,9 +74,11 @@ type Options struct {
 // unless its Options say otherwise: GOMAXPROCS, at most 4.
 func DefaultCompressors() int { return min(runtime.GOMAXPROCS(0), 4) }
 
-// queuedPerCompressor is how many exchanges may wait for each compressor
-// before Record blocks: enough that a burst of fetchers finishing at once
-// seldom waits (at 5 ms a page, 4 held the crawl back).
+// queuedPerCompressor is how many exchanges may be taken and not yet
+// written, for each compressor, before Record blocks: enough that a burst
+// of fetchers finishing at once seldom waits (at 5 ms a page, 4 held the
+// crawl back). It bounds those waiting in the queue and those compressed
+// and waiting for their turn to be written alike.
 const queuedPerCompressor = 32
 
 // maxQueuedBytes is the largest exchange Record queues; a larger one is
@@ -99,7 +101,8 @@ type Writer struct {
 	maxBytes int64 // negative: never rotate
 	info     []byte
 
-	queue       chan job // to the compressors; nil if there are none
+	queue       chan job      // to the compressors; nil if there are none
+	slots       chan struct{} // one for each queued exchange not yet written: the bound of the queue and of ready
 	compressors int
 	start       sync.Once
 	workers     sync.WaitGroup
@@ -131,11 +134,12 @@ type job struct {
 	x       *fetch.Exchange
 	seq     uint64
 	pending *sync.WaitGroup // done once written (or dropped)
+	slot    bool            // it holds one of the Writer's slots, given back once written (or dropped)
 	done    chan error      // if not nil, given the write's error, for a Record that waits
 }
 
 // An encJob is a job with its records encoded, in out, for the file of
-// warcinfo record infoID, or none (out nil) for a job Record gave up.
+// warcinfo record infoID.
 type encJob struct {
 	job
 	out    *bytes.Buffer
@@ -206,6 +210,7 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 	}
 	if w.compressors > 0 {
 		w.queue = make(chan job, queuedPerCompressor*w.compressors)
+		w.slots = make(chan struct{}, cap(w.queue))
 	}
 	w.infoID = newID()
 	return w, nil
@@ -317,22 +322,32 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	if err := checkExchange(x); err != nil {
 		return err
 	}
-	w.qmu.Lock()
-	if w.closing {
-		w.qmu.Unlock()
-		return ErrClosed
+	queued := w.queue != nil && len(x.Request)+len(x.Response) <= maxQueuedBytes
+	if queued { // a slot before a place in the order, so that no exchange taken waits for one
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
-	if w.err != nil {
-		err := w.err
+	w.qmu.Lock()
+	err := w.err
+	if w.closing {
+		err = ErrClosed
+	}
+	if err != nil {
 		w.qmu.Unlock()
+		if queued {
+			<-w.slots
+		}
 		return err
 	}
-	j := job{x: x, seq: w.nextSeq, pending: w.pending}
+	j := job{x: x, seq: w.nextSeq, pending: w.pending, slot: queued}
 	w.nextSeq++
 	j.pending.Add(1)
 	w.qmu.Unlock()
 
-	if w.queue == nil || len(x.Request)+len(x.Response) > maxQueuedBytes {
+	if !queued {
 		j.done = make(chan error, 1)
 		e := encoders.Get().(*encoder)
 		ej := w.encode(e, j)
@@ -341,13 +356,8 @@ func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 		return <-j.done
 	}
 	w.start.Do(w.startCompressors)
-	select {
-	case w.queue <- j:
-		return nil
-	case <-ctx.Done():
-		w.write(encJob{job: j})
-		return context.Cause(ctx)
-	}
+	w.queue <- j // never blocks: the queue holds as many as there are slots
+	return nil
 }
 
 // startCompressors starts the Writer's compressors.
@@ -396,31 +406,31 @@ func (w *Writer) write(ej encJob) {
 	}
 }
 
-// writeOne writes ej's records, unless it has none or the Writer has
-// failed, and marks its job done; w.mu must be held.
+// writeOne writes ej's records, unless the Writer has failed, and marks
+// its job done; w.mu must be held.
 func (w *Writer) writeOne(ej encJob) {
 	w.next++
-	var err error
-	if ej.out != nil {
-		w.qmu.Lock()
-		err = w.err
-		w.qmu.Unlock()
-		if err == nil {
-			if err = w.writeLocked(ej); err != nil {
-				w.qmu.Lock()
-				if w.err == nil {
-					w.err = err
-				}
-				w.qmu.Unlock()
+	w.qmu.Lock()
+	err := w.err
+	w.qmu.Unlock()
+	if err == nil {
+		if err = w.writeLocked(ej); err != nil {
+			w.qmu.Lock()
+			if w.err == nil {
+				w.err = err
 			}
+			w.qmu.Unlock()
 		}
-		if ej.out.Cap() <= keepBytes {
-			ej.out.Reset()
-			outBufs.Put(ej.out)
-		}
+	}
+	if ej.out.Cap() <= keepBytes {
+		ej.out.Reset()
+		outBufs.Put(ej.out)
 	}
 	if ej.done != nil {
 		ej.done <- err
+	}
+	if ej.slot {
+		<-w.slots
 	}
 	ej.pending.Done()
 }
