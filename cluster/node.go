@@ -874,10 +874,14 @@ func (n *Node) getMoves(ctx context.Context) (map[int]string, uint64, error) {
 }
 
 // owner returns the node that should hold p among names (the live nodes
-// and this one): the node p was moved to, if it is among them, and
-// otherwise the partition's Owner.
-func (n *Node) owner(p int, names []string) string {
-	if m, ok := n.moves[p]; ok && slices.Contains(names, m) {
+// and this one) by the moves this node knows (see ownerIn).
+func (n *Node) owner(p int, names []string) string { return ownerIn(n.moves, p, names) }
+
+// ownerIn returns the node that should hold p among names by moves: the
+// node p was moved to, if it is among them, and otherwise the
+// partition's Owner.
+func ownerIn(moves map[int]string, p int, names []string) string {
+	if m, ok := moves[p]; ok && slices.Contains(names, m) {
 		return m
 	}
 	return Owner(p, names)
@@ -988,10 +992,7 @@ func (n *Node) rebalance(ctx context.Context, names []string) {
 		}
 	}
 	done, err := n.move(ctx, moves, func(p int, moves map[int]string) bool {
-		if m, ok := moves[p]; ok && slices.Contains(names, m) {
-			return m == from[p]
-		}
-		return Owner(p, names) == from[p]
+		return ownerIn(moves, p, names) == from[p]
 	})
 	if err != nil {
 		n.log.Warn("cluster: moves", "err", err)
