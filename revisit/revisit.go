@@ -243,16 +243,8 @@ func (p Prior) Estimate(visits []Visit) float64 {
 	m, s2 := math.Log(p.Median), p.Spread*p.Spread
 	exposure, events := 0.0, 0.0 // seconds known to hold no change; changes known to the second
 	for _, v := range visits {
-		t, a := v.Interval.Seconds(), v.Age.Seconds()
-		switch {
-		case a > 0 && (v.Changed || t <= 0):
-			exposure += a
-			if v.Changed {
-				events++
-			}
-		case t > 0 && !v.Changed:
-			exposure += t
-		}
+		d, e := v.evidence()
+		exposure, events = exposure+d.Seconds(), events+float64(e)
 	}
 	// h falls from +∞ to −∞ as x grows: each term does, or is constant.
 	h := func(x float64) float64 {
@@ -462,4 +454,22 @@ func Uniform(n int, budget float64, b Bounds) []float64 {
 		f[i] = b.clamp(budget / float64(n))
 	}
 	return f
+}
+
+// evidence returns what v tells of its page's rate of change as exposure
+// and events, the terms of Prior.Estimate's Σ_aged and E: its age, and
+// the change its age dates, if it knows them (a change seen, or a first
+// fetch); else its interval, if it saw no change; else nothing of the
+// kind (a change within an interval is a term of its own).
+func (v Visit) evidence() (exposure time.Duration, events int) {
+	switch {
+	case v.Age > 0 && (v.Changed || v.Interval <= 0):
+		if v.Changed {
+			events = 1
+		}
+		return v.Age, events
+	case v.Interval > 0 && !v.Changed:
+		return v.Interval, 0
+	}
+	return 0, 0
 }

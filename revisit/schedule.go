@@ -204,15 +204,8 @@ func (s *Schedule) pooledPrior() Prior {
 					changed++
 				}
 			}
-			switch {
-			case v.Age > 0 && (v.Changed || v.Interval <= 0):
-				exposure += v.Age
-				if v.Changed {
-					events++
-				}
-			case v.Interval > 0 && !v.Changed:
-				exposure += v.Interval
-			}
+			d, e := v.evidence()
+			exposure, events = exposure+d, events+e
 		}
 	}
 	if events > 0 && exposure > 0 {
