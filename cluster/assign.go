@@ -141,6 +141,9 @@ func assign(nodes []nodeCap, parts []partWork, moveCost float64) (moves map[int]
 	}
 	before = makespan(nodes, plan)
 	moves = map[int]string{}
+	if !worthMoving(before, 0, moveCost) { // not even ending at once would pay for a move: no plan to make
+		return moves, before, before
+	}
 	for range parts {
 		last, end := 0, -1.0
 		for i, l := range plan {
