@@ -153,8 +153,9 @@ func (s *Store) fill(h *hostQueue) bool {
 		return false
 	}
 	s.kbuf = appendQueueKey(s.kbuf[:0], h.id, h.loaded)
+	n := len(s.kbuf)
 	s.kbuf = appendQueueKey(s.kbuf, h.id, math.MaxUint64)
-	it, err := s.queueReads.iter(s.db, s.kbuf[:13], s.kbuf[13:])
+	it, err := s.queueReads.iter(s.db, s.kbuf[:n], s.kbuf[n:])
 	if err != nil {
 		s.write(err)
 		return false

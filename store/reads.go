@@ -12,9 +12,7 @@ import "github.com/cockroachdb/pebble/v2"
 // reader's owner drops it (stale) once the database has changed in a way
 // its reads must see, and the next read makes a new one.
 type reader struct {
-	it     *pebble.Iterator // nil: none yet, or dropped
-	bounds [2][2][]byte     // the bounds of the last two reads, in turn: Pebble keeps the last until the next
-	turn   int
+	it *pebble.Iterator // nil: none yet, or dropped
 }
 
 // stale drops the reader's iterator, and returns its error, if any.
@@ -28,21 +26,17 @@ func (r *reader) stale() error {
 }
 
 // iter returns the reader's iterator of db, made if need be, bounded to
-// keys in [lower, upper) (copied). It must be positioned (First, SeekGE
-// ...) before use, and is the reader's: it is not closed after use.
+// keys in [lower, upper), which SetBounds copies: the caller may reuse
+// them. It must be positioned (First, SeekGE ...) before use, and is the
+// reader's: it is not closed after use.
 func (r *reader) iter(db *pebble.DB, lower, upper []byte) (*pebble.Iterator, error) {
-	r.turn ^= 1
-	b := &r.bounds[r.turn]
-	b[0] = append(b[0][:0], lower...)
-	b[1] = append(b[1][:0], upper...)
 	if r.it == nil {
-		it, err := db.NewIter(&pebble.IterOptions{LowerBound: b[0], UpperBound: b[1]})
+		it, err := db.NewIter(nil)
 		if err != nil {
 			return nil, err
 		}
 		r.it = it
-		return it, nil
 	}
-	r.it.SetBounds(b[0], b[1])
+	r.it.SetBounds(lower, upper)
 	return r.it, nil
 }
