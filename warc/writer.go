@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/flate"
@@ -115,12 +116,12 @@ type Writer struct {
 	err     error // the first write error: every later call fails with it
 
 	mu        sync.Mutex
-	f         *os.File // current file, named path+openSuffix; nil before the first and after rotation
-	path      string   // the current file's name once closed
-	size      int64    // bytes in f
-	exchanges int      // exchanges in f
-	infoID    string   // the warcinfo record ID of f, or of the next file if f is nil
-	seq       int      // the next file's sequence number
+	f         *os.File               // current file, named path+openSuffix; nil before the first and after rotation
+	path      string                 // the current file's name once closed
+	size      int64                  // bytes in f
+	exchanges int                    // exchanges in f
+	infoID    atomic.Pointer[string] // the warcinfo record ID of f, or of the next file if f is nil; set under mu, read by encode without it
+	seq       int                    // the next file's sequence number
 	files     []string
 	dirDirty  bool // files created since the directory was last synced
 	closed    bool
@@ -212,7 +213,7 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		w.queue = make(chan job, queuedPerCompressor*w.compressors)
 		w.slots = make(chan struct{}, cap(w.queue))
 	}
-	w.infoID = newID()
+	w.newInfoID()
 	return w, nil
 }
 
@@ -376,9 +377,7 @@ func (w *Writer) startCompressors() {
 // encode encodes j's records with e for the current file.
 func (w *Writer) encode(e *encoder, j job) encJob {
 	e.prepare(j.x)
-	w.mu.Lock()
-	id := w.infoID
-	w.mu.Unlock()
+	id := *w.infoID.Load()
 	e.encode(id)
 	out := outBufs.Get().(*bytes.Buffer)
 	out.Write(e.out.Bytes())
@@ -452,10 +451,10 @@ func (w *Writer) writeLocked(ej encJob) error {
 			return err
 		}
 	}
-	if w.infoID != ej.infoID { // the file changed since ej was encoded
+	if id := *w.infoID.Load(); id != ej.infoID { // the file changed since ej was encoded
 		e := encoders.Get().(*encoder)
 		e.prepare(ej.x)
-		e.encode(w.infoID)
+		e.encode(id)
 		ej.out.Reset()
 		ej.out.Write(e.out.Bytes())
 		e.release()
@@ -515,7 +514,7 @@ func (w *Writer) openFile() error {
 		lockFile(f) // so that no other Writer takes it for abandoned; where locks are not supported, none does
 		w.dirDirty = true
 		e := encoders.Get().(*encoder)
-		e.encodeInfo(w.infoID, name, w.info)
+		e.encodeInfo(*w.infoID.Load(), name, w.info)
 		n, err := f.Write(e.out.Bytes())
 		e.release()
 		if err != nil {
@@ -529,12 +528,19 @@ func (w *Writer) openFile() error {
 	}
 }
 
+// newInfoID gives the next file a new warcinfo record ID; w.mu must be
+// held, but for a new Writer.
+func (w *Writer) newInfoID() {
+	id := newID()
+	w.infoID.Store(&id)
+}
+
 // closeFile syncs and closes the current file and gives it its name
 // without openSuffix; the next file will have a new warcinfo record ID.
 func (w *Writer) closeFile() error {
 	f := w.f
 	w.f = nil
-	w.infoID = newID()
+	w.newInfoID()
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
