@@ -530,11 +530,14 @@ func TestLeave(t *testing.T) {
 // both at once (each move a handover).
 func TestSteal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a crawl long enough for steals: about 10 s")
+		t.Skip("a crawl long enough for moves: about 14 s")
 	}
 	t.Parallel()
 	s := startNATS(t)
-	w := crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 12, PagesPerHost: 30, Latency: 5 * time.Millisecond, Log: true})
+	// Answers of 10 ms keep the heavy node busy for about 10 s, well past
+	// the four moves' time (4.8 s at this lease) a plan needs left; at 5
+	// ms, a quiet machine ended the crawl before any plan paid.
+	w := crawlertest.NewWeb(crawlertest.Config{Seed: 23, Hosts: 12, PagesPerHost: 30, Latency: 10 * time.Millisecond, Log: true})
 	t.Cleanup(w.Close)
 	hosts := w.Hosts()
 	// The name of a second node to which rendezvous hashing gives at most
