@@ -7,7 +7,9 @@
 # 3 s in and starts it again 1 s later. EQUAL=1 serves a web of hosts of
 # about equal size (webserve -equal: 853 to 1,088 URLs a host, where the
 # default web's are 553 to 1,023). PORT is the nats-server's port
-# (14222). A node that fails has the end of its log printed.
+# (14222). HOSTS_LOG=FILE writes to FILE a line per host: its name,
+# requests, and the seconds to its first and last request (webserve
+# -hosts-log). A node that fails has the end of its log printed.
 #
 #   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]
 #   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2
@@ -18,13 +20,14 @@ PORT=${PORT:-14222} # of the nats-server
 . "$(dirname "$0")/lib.sh"
 (cd "$root" && go build -o "$tmp/nats-server" github.com/nats-io/nats-server/v2)
 "$tmp/nats-server" -js -a 127.0.0.1 -p "$PORT" -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
-start_web -hosts 60 -latency 50ms $([ "${EQUAL:-0}" = 1 ] && echo -equal)
+start_web -hosts 60 -latency 50ms $([ "${EQUAL:-0}" = 1 ] && echo -equal) \
+	${HOSTS_LOG:+-hosts-log "$HOSTS_LOG"}
 sleep 1.5 # for nats-server to listen
 node() { # node NAME [flags...]: one crawl process
 	local name=$1
 	shift
 	HTTP_PROXY=$proxy "$tmp/crawl" -cluster nats://127.0.0.1:$PORT -node "$name" -state "$tmp/$name" \
-		-delay -1s -delay-factor -1 -workers "$W" "$@" -json "$seed" > "$tmp/$name.json" 2> "$tmp/$name.err"
+		-delay -1s -delay-factor -1 -workers "$W" ${AGENTS:+-user-agent "bench-$name/1.0"} "$@" -json "$seed" > "$tmp/$name.json" 2> "$tmp/$name.err"
 }
 start=$(date +%s.%N)
 pids=()
@@ -50,6 +53,7 @@ done
 end=$(date +%s.%N)
 kill -INT $web
 wait $web || true
+[ -z "${HOSTS_LOG:-}" ] || echo "# started $start ended $end (Unix seconds)" >> "$HOSTS_LOG"
 echo "nodes=$NODES workers=$W kill=$KILL seconds=$(awk "BEGIN { printf \"%.1f\", $end - $start }") exit_codes=$codes $(tail -1 "$tmp/web.out")"
 for i in $(seq 0 $((NODES - 1))); do
 	echo "  n$i requests $(grep -m1 '"requests"' "$tmp/n$i.json" | tr -dc 0-9)"

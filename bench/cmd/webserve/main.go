@@ -9,10 +9,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
+	"time"
 
 	"crawler/crawlertest"
 )
@@ -24,8 +28,11 @@ func main() {
 	seed := flag.Int64("seed", 7, "the web's random seed")
 	equal := flag.Bool("equal", false, "hosts of about equal size: every robots.txt answers 404, where a host "+
 		"with one keeps the crawler from its /private/ pages (at 100 pages a host: 853 to 1,088 URLs, not 553 to 1,023)")
+	hostsLog := flag.String("hosts-log", "", "on exit, write to this file a line per host: its name, requests, and the seconds "+
+		"from the first request of the web to the host's first and last, and the User-Agents that asked")
 	flag.Parse()
-	cfg := crawlertest.Config{Seed: *seed, Hosts: *hosts, PagesPerHost: *pages, PageBytes: 4096, Latency: *latency}
+	cfg := crawlertest.Config{Seed: *seed, Hosts: *hosts, PagesPerHost: *pages, PageBytes: 4096, Latency: *latency,
+		Log: *hostsLog != ""}
 	if *equal {
 		cfg.Behavior = func(int) crawlertest.Behavior { return crawlertest.Behavior{RobotsStatus: http.StatusNotFound} }
 	}
@@ -42,5 +49,72 @@ func main() {
 		}
 	}
 	fmt.Printf("requests=%d missed=%d extra=%d robots_violations=%d\n", w.TotalRequests(), missed, extra, violations)
+	if *hostsLog != "" {
+		if err := writeHostsLog(*hostsLog, w.Log()); err != nil {
+			fmt.Fprintln(os.Stderr, "webserve:", err)
+		}
+	}
 	w.Close()
+}
+
+// writeHostsLog writes to file, for each host of log, its name, its
+// requests, and the seconds from the log's first request to the host's
+// first start and last end, ordered by the last end.
+func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
+	if len(log) == 0 {
+		return nil
+	}
+	type span struct {
+		first, last time.Time
+		n           int
+		agents      []string // the User-Agents that asked, in order of first request
+	}
+	hosts := map[string]*span{}
+	for _, r := range log {
+		s := hosts[r.Host]
+		if s == nil {
+			s = &span{first: r.Start}
+			hosts[r.Host] = s
+		}
+		if r.End.After(s.last) {
+			s.last = r.End
+		}
+		s.n++
+		if !slices.Contains(s.agents, r.UserAgent) {
+			s.agents = append(s.agents, r.UserAgent)
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(hosts), func(a, b string) int { return hosts[a].last.Compare(hosts[b].last) })
+	var b strings.Builder
+	t0 := log[0].Start
+	for _, h := range names {
+		s := hosts[h]
+		fmt.Fprintf(&b, "%s %d %.1f %.1f %s\n", h, s.n, s.first.Sub(t0).Seconds(), s.last.Sub(t0).Seconds(),
+			strings.Join(s.agents, ","))
+	}
+	end := t0
+	for _, r := range log {
+		if r.End.After(end) {
+			end = r.End
+		}
+	}
+	fmt.Fprintf(&b, "# first request %.3f last answer %.3f (Unix seconds)\n", float64(t0.UnixNano())/1e9, float64(end.UnixNano())/1e9)
+	rates := map[string][]int{} // requests a User-Agent sent in each 5 s from t0
+	for _, r := range log {
+		k := int(r.Start.Sub(t0) / (5 * time.Second))
+		c := rates[r.UserAgent]
+		for len(c) <= k {
+			c = append(c, 0)
+		}
+		c[k]++
+		rates[r.UserAgent] = c
+	}
+	for _, a := range slices.Sorted(maps.Keys(rates)) {
+		fmt.Fprintf(&b, "# %s requests a second in each 5 s:", a)
+		for _, n := range rates[a] {
+			fmt.Fprintf(&b, " %d", n/5)
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
 }
