@@ -139,7 +139,12 @@ type Tracker struct {
 	plannedBudget float64
 	planTook      time.Duration // by the last Plan
 	visits        int           // since the last Plan
-	epoch         time.Time     // the Date of the first response: a first visit's Last-Modified after it is a change
+	// epochs holds the Date of each host's first response to the
+	// Tracker: a first visit's Last-Modified after its host's epoch is a
+	// change. Each host's by its own clock, since servers' clocks differ;
+	// a resumed crawl starts them anew, which counts fewer first visits
+	// as changes, never more.
+	epochs map[string]time.Time
 }
 
 // visited is what the Tracker keeps of a page it revisits.
@@ -206,7 +211,7 @@ func (o *Outcome) Unchanged(last *Last) bool {
 // maxRate requests a second (0 or negative: none; then c.Rate is the
 // budget).
 func NewTracker(c Config, maxRate float64) *Tracker {
-	t := &Tracker{pages: map[uint64]*visited{}}
+	t := &Tracker{pages: map[uint64]*visited{}, epochs: map[string]time.Time{}}
 	t.Configure(c, maxRate)
 	return t
 }
@@ -442,7 +447,7 @@ func (t *Tracker) visit(e frontier.Entry, o *Outcome, now time.Time) {
 			t.pages[fp] = p
 		}
 		changed := o.Status != notModified && o.Content != p.content
-		age, event := t.age(fp, p, o, now, first, changed)
+		age, event := t.age(e, p, o, now, first, changed)
 		if o.Status != notModified {
 			p.content = o.Content
 			if p.resource != o.Resource {
@@ -480,11 +485,11 @@ func (t *Tracker) visit(e frontier.Entry, o *Outcome, now time.Time) {
 	t.write(fp, p)
 }
 
-// age returns the age of page p at the response of o (first: its first
-// visit; changed: a revisit that saw a change) by its Last-Modified and
-// Date (else now), and whether its last modification was a change the
-// crawl can count (for a first visit: one later than the Tracker's
-// epoch); 0 if no age is to be read. Both stamps are to the second, and
+// age returns the age of page p, of entry e, at the response of o (first:
+// its first visit; changed: a revisit that saw a change) by its
+// Last-Modified and Date (else now), and whether its last modification
+// was a change the crawl can count (for a first visit: one later than its
+// host's epoch); 0 if no age is to be read. Both stamps are to the second, and
 // their difference is the age on average, but for a page modified in the
 // second of the response, whose age is 0 to 1 s: its age is taken to be
 // half a second (a nanosecond, unbiased on average, lets a single change
@@ -496,13 +501,15 @@ func (t *Tracker) visit(e frontier.Entry, o *Outcome, now time.Time) {
 // Date, moves though the page did not change (a dynamic page's, the time
 // of the response), or is earlier than the visit before though the page
 // changed.
-func (t *Tracker) age(fp uint64, p *visited, o *Outcome, now time.Time, first, changed bool) (age time.Duration, event bool) {
+func (t *Tracker) age(e frontier.Entry, p *visited, o *Outcome, now time.Time, first, changed bool) (age time.Duration, event bool) {
 	date, err := http.ParseTime(o.Date)
 	if err != nil {
 		date = now.UTC().Truncate(time.Second)
 	}
-	if t.epoch.IsZero() {
-		t.epoch = date
+	epoch, ok := t.epochs[e.Host]
+	if !ok {
+		epoch = date
+		t.epochs[e.Host] = date
 	}
 	before := p.date
 	p.date = date
@@ -521,13 +528,13 @@ func (t *Tracker) age(fp uint64, p *visited, o *Outcome, now time.Time, first, c
 	}
 	if bad {
 		p.untrusted = true
-		t.schedule(p).forgetAges(fp)
+		t.schedule(p).forgetAges(e.FP)
 		return 0, false
 	}
 	if !first && !changed {
 		return 0, false
 	}
-	return max(date.Sub(lm), time.Second/2), !first || lm.After(t.epoch)
+	return max(date.Sub(lm), time.Second/2), !first || lm.After(epoch)
 }
 
 // hint makes the pages a sitemap says were modified since their last

@@ -246,6 +246,8 @@ func TestLastModifiedAges(t *testing.T) {
 				{Interval: 10 * time.Second}, {Interval: 10 * time.Second, Changed: true, Age: time.Second / 2}}},
 		{"changed since the first response", []fetch{{time.Second, 0, 200, 1}, {6 * time.Second, 0, 304, 1}},
 			nil}, // set below: the second page's first visit
+		{"changed before its host's first response", []fetch{{time.Second, 0, 200, 1}, {6 * time.Second, 0, 304, 1}},
+			nil}, // set below: another host's clock is an hour behind
 		{"absent", []fetch{{0, none, 200, 1}, {10 * time.Second, none, 200, 2}},
 			[]Visit{{Interval: 10 * time.Second, Changed: true}}},
 		{"in the future", []fetch{{0, time.Hour, 200, 1}, {10 * time.Second, -time.Hour, 200, 2}},
@@ -257,9 +259,13 @@ func TestLastModifiedAges(t *testing.T) {
 	} {
 		v := NewTracker(Config{Rate: 1}, 0)
 		e := frontier.Entry{URL: "http://a.test/", FP: 1, Host: "a.test"}
-		if c.want == nil { // another page was fetched first: its Date is the epoch
-			v.Done(frontier.Entry{URL: "http://a.test/other", FP: 2}, Outcome{Status: 200, Date: stamp(-time.Second), Content: 5}, t0.Add(-time.Second))
+		switch c.name {
+		case "changed since the first response": // another page of the host was fetched first: its Date is the host's epoch
+			v.Done(frontier.Entry{URL: "http://a.test/other", FP: 2, Host: "a.test"}, Outcome{Status: 200, Date: stamp(-time.Second), Content: 5}, t0.Add(-time.Second))
 			c.want = []Visit{{Changed: true, Age: time.Second}, {Interval: 5 * time.Second}}
+		case "changed before its host's first response": // no epoch of a.test's: the other host's clock says nothing of it
+			v.Done(frontier.Entry{URL: "http://b.test/", FP: 2, Host: "b.test"}, Outcome{Status: 200, Date: stamp(-time.Hour), Content: 5}, t0.Add(-time.Second))
+			c.want = []Visit{{Age: time.Second}, {Interval: 5 * time.Second}}
 		}
 		for _, f := range c.fetches {
 			o := Outcome{Status: f.status, Date: stamp(f.at), Content: f.content}
