@@ -15,22 +15,11 @@ import (
 // sitemap found otherwise. The sitemaps of an index found through
 // robots.txt inherit its robotsOrigin.
 func Allowed(sitemap, loc *url.URL, robotsOrigin string) bool {
-	if loc.Opaque != "" || loc.User != nil {
-		return false
-	}
-	o := Origin(loc)
-	if o == "" {
-		return false
-	}
-	if robotsOrigin != "" && o == robotsOrigin {
+	if robotsOrigin != "" && loc.Opaque == "" && loc.User == nil && Origin(loc) == robotsOrigin {
 		return true
 	}
-	if o != Origin(sitemap) {
-		return false
-	}
-	dir := sitemap.EscapedPath()
-	dir = dir[:strings.LastIndexByte(dir, '/')+1]
-	return strings.HasPrefix(loc.EscapedPath(), dir) || dir == ""
+	dir := dirOf(sitemap)
+	return dir != "" && under(loc, dir)
 }
 
 // dirOf returns the origin and directory of u, the URL of a sitemap:

@@ -472,6 +472,8 @@ func TestAllowed(t *testing.T) {
 		{"http://example.com/sitemap.xml", "http://www.example.com/", "", false},
 		{"http://example.com/sitemap.xml", "http://example.com:8080/", "", false},
 		{"http://example.com/sitemap.xml", "http://EXAMPLE.com:80/x", "", true},
+		{"http://example.com/sitemap.xml", "http://example.com?q=1", "", true}, // the empty path is "/"
+		{"http://example.com/catalog/sitemap.xml", "http://example.com", "", false},
 		{"http://example.com/sitemap.xml", "mailto:a@example.com", "", false},
 		{"http://example.com/sitemap.xml", "http://user@example.com/", "", false},
 		{"http://example.com/sitemap.xml", "/relative", "", false},
