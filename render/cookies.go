@@ -139,13 +139,10 @@ func setCookieParam(u string, c *http.Cookie, now time.Time) *network.CookiePara
 		Secure:   c.Secure,
 		HTTPOnly: c.HttpOnly,
 	}
-	switch c.SameSite {
-	case http.SameSiteStrictMode:
-		cp.SameSite = network.CookieSameSiteStrict
-	case http.SameSiteLaxMode:
-		cp.SameSite = network.CookieSameSiteLax
-	case http.SameSiteNoneMode:
-		cp.SameSite = network.CookieSameSiteNone
+	for _, m := range sameSites {
+		if m.http == c.SameSite {
+			cp.SameSite = m.browser
+		}
 	}
 	expires := c.Expires
 	switch {
@@ -243,13 +240,10 @@ func jarCookie(c *network.Cookie) (*url.URL, *http.Cookie) {
 		sec, frac := math.Modf(c.Expires)
 		hc.Expires = time.Unix(int64(sec), int64(frac*1e9))
 	}
-	switch c.SameSite {
-	case network.CookieSameSiteStrict:
-		hc.SameSite = http.SameSiteStrictMode
-	case network.CookieSameSiteLax:
-		hc.SameSite = http.SameSiteLaxMode
-	case network.CookieSameSiteNone:
-		hc.SameSite = http.SameSiteNoneMode
+	for _, m := range sameSites {
+		if m.browser == c.SameSite {
+			hc.SameSite = m.http
+		}
 	}
 	return &url.URL{Scheme: scheme, Host: host, Path: c.Path}, hc
 }
@@ -275,4 +269,16 @@ func cookiesDiffer(h network.Headers, sent []*http.Cookie) bool {
 	slices.Sort(browser)
 	slices.Sort(jar)
 	return !slices.Equal(browser, jar)
+}
+
+// sameSites pairs the SameSite modes of net/http and of the browser; a
+// mode in neither column (http.SameSiteDefaultMode, or none) is left
+// unset on the other side.
+var sameSites = [...]struct {
+	http    http.SameSite
+	browser network.CookieSameSite
+}{
+	{http.SameSiteStrictMode, network.CookieSameSiteStrict},
+	{http.SameSiteLaxMode, network.CookieSameSiteLax},
+	{http.SameSiteNoneMode, network.CookieSameSiteNone},
 }

@@ -15,6 +15,8 @@ import (
 
 	"crawler/cookies"
 	"crawler/fetch"
+
+	"github.com/chromedp/cdproto/network"
 )
 
 // headerLog keeps the headers of the last request for each path.
@@ -296,5 +298,25 @@ func TestHeadersPerHost(t *testing.T) {
 		if !slices.Contains(asked, want) {
 			t.Errorf("Headers not asked for %s: %q", want, asked)
 		}
+	}
+}
+
+// TestSameSiteBothWays checks that a cookie's SameSite mode crosses
+// between the jar and the browser both ways, and that the default mode
+// is left for the browser's own.
+func TestSameSiteBothWays(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	for _, mode := range []http.SameSite{http.SameSiteStrictMode, http.SameSiteLaxMode, http.SameSiteNoneMode} {
+		cp := setCookieParam("https://a.test/", &http.Cookie{Name: "n", Value: "v", SameSite: mode}, now)
+		if cp.SameSite == "" {
+			t.Fatalf("mode %v: no SameSite for the browser", mode)
+		}
+		_, hc := jarCookie(&network.Cookie{Name: "n", Value: "v", Domain: "a.test", Path: "/", SameSite: cp.SameSite})
+		if hc.SameSite != mode {
+			t.Errorf("mode %v: back from the browser as %v (via %q)", mode, hc.SameSite, cp.SameSite)
+		}
+	}
+	if cp := setCookieParam("https://a.test/", &http.Cookie{Name: "n", Value: "v", SameSite: http.SameSiteDefaultMode}, now); cp.SameSite != "" {
+		t.Errorf("the default mode went to the browser as %q", cp.SameSite)
 	}
 }
