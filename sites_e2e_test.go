@@ -104,6 +104,38 @@ func TestLoginAcrossExpiries(t *testing.T) {
 	}
 }
 
+// Members' pages that answer 403 to a live session too (pages the
+// account may not see): the first few cost a login again each, then their
+// 403s are taken as their own, and the crawl stops logging in for them.
+func TestLoginForbiddenPages(t *testing.T) {
+	t.Parallel()
+	const pages = 10
+	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Forbidden: true})
+	defer s.Close()
+	var col collect
+	c := fast(&col)
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	policy := &sites.Policy{Rules: loginRules(t, s.URL(), crawlertest.SessionPassword)}
+	c.Sites = policy
+	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(s.MemberFetches()); got != pages {
+		t.Errorf("%d members' pages served; want %d", got, pages)
+	}
+	// 3 (maxFutile) logins again that did not help, where each of the 10
+	// admin pages cost one.
+	if ok, _ := s.Logins(); ok != 1+3 {
+		t.Errorf("%d logins; want 4: the first, and 3 again before the 403s were believed", ok)
+	}
+	for i := 1; i <= pages; i++ {
+		p := col.page(fmt.Sprintf("%s/members/%d/admin", s.URL(), i))
+		if p == nil || p.Status != http.StatusForbidden {
+			t.Errorf("admin page %d: %+v; want its 403", i, p)
+		}
+	}
+}
+
 // A wrong password: two login attempts, then the members' pages end as
 // login-failed and the crawl goes on to its end.
 func TestLoginFailed(t *testing.T) {

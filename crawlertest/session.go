@@ -40,6 +40,10 @@ type SessionConfig struct {
 	// Bomb is the number of cookies of 4,000 bytes that /bomb sets, in
 	// one response; 0: 1,000.
 	Bomb int
+	// Forbidden makes each members' page link to /members/<n>/admin as
+	// well, a page that answers 403 to every request, a live session's
+	// too: a page the members may not see.
+	Forbidden bool
 }
 
 // A SessionSite is a site that keeps state in cookies, for tests of a
@@ -65,6 +69,8 @@ type SessionConfig struct {
 //	                 /members/<n+1> and /; without, or once the session
 //	                 has served Expiry pages, a redirect (302) to
 //	                 /login?next=/members/<n>
+//	/members/<n>/admin  with Forbidden, linked from /members/<n>: 403
+//	                 to every request
 //	/bomb            sets Bomb cookies of 4,000 bytes each, and a page
 //
 // The site counts what a test asserts against: each members' page served
@@ -166,6 +172,12 @@ func (s *SessionSite) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sessionPage(w, s.next("/cookie/", n))
+	case s.cfg.Forbidden && strings.HasPrefix(path, "/members/") && strings.HasSuffix(path, "/admin"):
+		if _, ok := s.number(strings.TrimSuffix(path, "/admin"), "/members/"); !ok {
+			http.NotFound(w, r)
+			return
+		}
+		http.Error(w, "members may not see this page", http.StatusForbidden)
 	case strings.HasPrefix(path, "/members/"):
 		n, ok := s.number(path, "/members/")
 		if !ok {
@@ -176,7 +188,11 @@ func (s *SessionSite) serve(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(path), http.StatusFound)
 			return
 		}
-		sessionPage(w, s.next("/members/", n)+` <a href="/">home</a>`)
+		links := s.next("/members/", n) + ` <a href="/">home</a>`
+		if s.cfg.Forbidden {
+			links += fmt.Sprintf(` <a href="/members/%d/admin">admin</a>`, n)
+		}
+		sessionPage(w, links)
 	default:
 		http.NotFound(w, r)
 	}

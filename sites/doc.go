@@ -33,7 +33,10 @@
 // fetch once); with success.selector it is, to the page to match. A page
 // answered by a redirect to the login page, or 401 or 403, logs in again
 // once and is fetched again: the handler sees the page, never the login
-// page. Two failed attempts in a row end the site's pages with a
+// page. Once three logins again in a row have left their pages answering
+// 401 or 403, the site's 401 and 403 are taken as the pages' own (pages
+// the account may not see), and log in again once a minute at most, until
+// a login again helps. Two failed attempts in a row end the site's pages with a
 // [LoginError] (kind login-failed), which retires their host. A session
 // kept from an earlier run of the crawl (its cookies in the crawl's state)
 // is used as it is when the success cookie is there. Policy.Login replaces

@@ -243,13 +243,17 @@ func (sf *siteFetcher) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Re
 		return nil, err
 	}
 	resp, err := sf.send(ctx, s, req, false)
-	if err != nil || !expired(resp, u, s.Login) {
+	if err != nil || !expired(resp, u, s.Login) || !sess.mayExpire(resp) {
 		return resp, err
 	}
 	if err := sess.again(ctx, sf, s, req.URL, gen); err != nil {
 		return nil, err
 	}
-	return sf.send(ctx, s, req, false)
+	resp, err = sf.send(ctx, s, req, false)
+	if err == nil {
+		sess.afterRelogin(sf, s, !expired(resp, u, s.Login))
+	}
+	return resp, err
 }
 
 // send fetches req with the site's settings s, by the plain fetcher if
@@ -415,6 +419,17 @@ func (p *Policy) session(l *Login) *session {
 	return s
 }
 
+// maxFutile is how many logins again in a row may leave their pages
+// answering 401 or 403 before a site's 401 and 403 are taken for the
+// pages' own answers (pages the account may not see) rather than for a
+// session gone, but for one a doubtInterval, in case the session did go
+// meanwhile; a redirect to the login page is always believed.
+const maxFutile = 3
+
+// doubtInterval is how often a site whose 401 and 403 are doubted (see
+// maxFutile) logs in again for one.
+const doubtInterval = time.Minute
+
 // maxAttempts bounds the login attempts of a site whose logins fail: after
 // this many in a row, its pages end with a LoginError.
 const maxAttempts = 2
@@ -425,9 +440,11 @@ type session struct {
 	login *Login
 
 	mu       sync.Mutex
-	gen      int   // logins done, in this process; 0: none yet
-	known    bool  // whether the jar was checked for a session kept from before
-	failed   error // the LoginError its pages end with; nil while logins may work
+	gen      int       // logins done, in this process; 0: none yet
+	known    bool      // whether the jar was checked for a session kept from before
+	failed   error     // the LoginError its pages end with; nil while logins may work
+	futile   int       // logins again in a row after which the page still said the session was gone
+	tried    time.Time // the last login again for a 401 or 403
 	logins   atomic.Int64
 	relogins atomic.Int64
 	failures atomic.Int64
@@ -467,6 +484,37 @@ func (s *session) again(ctx context.Context, sf *siteFetcher, site Site, page st
 		return nil // logged in again since
 	}
 	return s.logIn(ctx, sf, site, page, true)
+}
+
+// mayExpire reports whether resp, an answer that says the session is gone
+// (see expired), is to be believed: a redirect to the login page is; a
+// 401 or 403 is until maxFutile logins again in a row have left their
+// pages answering so, and after that once a doubtInterval.
+func (s *session) mayExpire(resp *fetch.Response) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fetch.IsRedirect(resp.Status) || s.futile < maxFutile || time.Since(s.tried) >= doubtInterval {
+		if !fetch.IsRedirect(resp.Status) {
+			s.tried = time.Now()
+		}
+		return true
+	}
+	return false
+}
+
+// afterRelogin takes whether the page fetched again after a login again
+// was answered as a live session's (helped).
+func (s *session) afterRelogin(sf *siteFetcher, site Site, helped bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if helped {
+		s.futile = 0
+		return
+	}
+	if s.futile++; s.futile == maxFutile {
+		sf.env.Logger.Warn("login: pages still answer 401 or 403 after logging in again; those answers are now taken as the pages' own",
+			"site", site.Match, "logins again", maxFutile)
+	}
 }
 
 // logIn makes up to maxAttempts login attempts; with s.mu held.
