@@ -78,42 +78,6 @@
 // replaces them. Cookies given to every node's jar before the crawl (a
 // cookies.txt) are written with their host's first change.
 //
-// # Cookies
-//
-// A host's cookies live with its partition. When the crawler's fetcher
-// has a cookies.Jar, the crawler hands the jar to the node
-// (cookies.Jar.Restore calls [Node.HoldCookies]), which keeps the cookies
-// of each host of the partitions it holds in the crawl's cookies bucket,
-// one key per host, rather than in its own state. A host whose cookies
-// changed in a fetch (any attribute but the time of last use) is written
-// with the node's next batches, so before the local frontier commits the
-// step: the bucket holds each host's cookies as of the node's last
-// durable commit or later. When a partition moves, its holder writes its
-// hosts' cookies with the partition's last batches, before it releases
-// the lease, and then deletes them from its jar, neither sending nor
-// keeping them any more (but for those also sent to hosts of partitions
-// it still holds); the node that takes the partition reads its hosts'
-// cookies once the lease is its own, and puts them in its jar, in place
-// of any it had of those hosts, before it fetches any of them. So the new
-// holder sends a host's cookies as the last holder had them when it
-// handed the host over; taking the partitions of a node killed, as the
-// killed node last wrote them, which is at least its last durable commit
-// (a response in flight as it died may have set a cookie never written).
-// A node restarted from its state takes its cookies from the bucket with
-// its partitions. Each write expects the revision of the host's key that
-// the node last wrote or read, so that a node whose heartbeat lapsed,
-// writing late, cannot overwrite the cookies of the node that took its
-// partition (which writes its own again if such a write came first).
-//
-// A domain cookie (Domain=example.com) goes with each host it is sent
-// to: the hosts of a site in different partitions each carry a copy, and
-// when the partitions are held by different nodes the copies change
-// apart, as two browsers' would. The cookies of the partitions a node
-// left at a lapse of its heartbeat stay in its jar, unwritten and unsent
-// (it does not fetch their hosts), until it takes the partition back and
-// replaces them. Cookies given to every node's jar before the crawl (a
-// cookies.txt) are written with their host's first change.
-//
 // Hashing spreads many hosts evenly, but not a few dozen of different
 // sizes, and with one request in flight per host a node whose hosts
 // outnumber its workers serves each in turn, so that its largest hosts
