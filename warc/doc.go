@@ -103,8 +103,8 @@
 // Records are appended some exchanges at a time, in one write, but one
 // write is not atomic: a process killed (kill -9) in a write can leave
 // part of it, and a machine that loses power can leave zeros past the
-// data; a process killed also loses the records in its buffer, at most
-// 100 ms' worth, whose exchanges Sync has not been called for since. So
+// data; a process killed also loses the records waiting in its Writer's
+// buffer (taken after the last Sync, and in the last 100 ms). So
 // a crash leaves the file being written, still named ".open", with whole
 // gzip members and then at most a torn tail; a [Reader] returns every
 // whole record and then an error. The next [NewWriter] in the directory
