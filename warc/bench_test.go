@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,7 @@ func BenchmarkWriterRecord(b *testing.B) {
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
+				reportFileBytes(b, w)
 			})
 			b.Run(c.name+m.name+"/parallel", func(b *testing.B) {
 				w := newWriter(b, b.TempDir(), m.opts)
@@ -104,9 +106,24 @@ func BenchmarkWriterRecord(b *testing.B) {
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
+				reportFileBytes(b, w)
 			})
 		}
 	}
+}
+
+// reportFileBytes reports the bytes of w's files for each exchange, as
+// file-B/op.
+func reportFileBytes(b *testing.B, w *warc.Writer) {
+	var n int64
+	for _, path := range w.Files() {
+		fi, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "file-B/op")
 }
 
 // BenchmarkReader reads and verifies the records of a file of 8 KiB pages.

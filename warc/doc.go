@@ -89,24 +89,30 @@
 // for nothing. A Writer digests
 // and compresses the exchanges it takes on goroutines of its own
 // ([Options].Compressors), beside the fetchers, and writes them in the
-// order it took them. The two records of an exchange go to the same
-// file, in one write. When an exchange would take a file past
-// [Options].MaxFileBytes (default 1 GiB), the file is synced and closed
-// and the exchange starts the next one.
+// order it took them, through a buffer: the records wait in it until
+// 64 KiB of them do, or 100 ms have passed since the first of them came,
+// or [Writer.Sync], [Writer.Files] or [Writer.Close] is called or the
+// file is rotated, then go to the file in one write. The two records of
+// an exchange go to the same file, in the same write. When an exchange
+// would take a file past [Options].MaxFileBytes (default 1 GiB), the file
+// (its buffered records counted) is written, synced and closed, and the
+// exchange starts the next one.
 //
 // # Crashes
 //
-// An exchange is appended with one write, but one write is not atomic:
-// a process killed (kill -9) in a write larger than a page can leave part
-// of it, and a machine that loses power can leave zeros past the data. So
+// Records are appended some exchanges at a time, in one write, but one
+// write is not atomic: a process killed (kill -9) in a write can leave
+// part of it, and a machine that loses power can leave zeros past the
+// data; a process killed also loses the records waiting in its Writer's
+// buffer (taken after the last Sync, and in the last 100 ms). So
 // a crash leaves the file being written, still named ".open", with whole
 // gzip members and then at most a torn tail; a [Reader] returns every
 // whole record and then an error. The next [NewWriter] in the directory
 // finds the ".open" files no live Writer holds, cuts each after its last
 // whole record ([Repair]) and gives it its name. What a machine crash
-// keeps is what the disk has: [Writer.Sync] makes the records of the
-// exchanges taken so far durable (the crawler calls it before it marks
-// pages done), and closing a file syncs it.
+// keeps is what the disk has: [Writer.Sync] writes the buffer and makes
+// the records of the exchanges taken so far durable (the crawler calls it
+// before it marks pages done), and closing a file syncs it.
 //
 // # Reading
 //

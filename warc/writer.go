@@ -88,6 +88,15 @@ const queuedPerCompressor = 32
 // two compressors, a few hundred KiB for pages of some KiB.
 const maxQueuedBytes = 256 << 10
 
+// bufferBytes is how many bytes of records a Writer holds before it
+// writes them to its file in one write: fewer, larger writes, where one a
+// page, made under the Writer's lock, held the compressors back.
+const bufferBytes = 64 << 10
+
+// maxStale bounds how long a record waits in a Writer's buffer, so that
+// the records of a slow crawl reach the file soon too.
+const maxStale = 100 * time.Millisecond
+
 // Writer writes the exchanges of a fetcher to WARC 1.1 files in a
 // directory, as request and response (or revisit) records. It is a
 // [fetch.Recorder]: set it as a fetcher's Recorder.
@@ -118,8 +127,10 @@ type Writer struct {
 	mu        sync.Mutex
 	f         *os.File               // current file, named path+openSuffix; nil before the first and after rotation
 	path      string                 // the current file's name once closed
-	size      int64                  // bytes in f
-	exchanges int                    // exchanges in f
+	size      int64                  // bytes in f and buf
+	buf       []byte                 // records placed in turn, not yet written to f; empty when f is nil
+	stale     *time.Timer            // drains buf maxStale after it was last empty; nil until first needed
+	exchanges int                    // exchanges in f and buf
 	infoID    atomic.Pointer[string] // the warcinfo record ID of f, or of the next file if f is nil; set under mu, read by encode without it
 	seq       int                    // the next file's sequence number
 	files     []string
@@ -286,11 +297,13 @@ func allDigitString(s string) bool {
 // Files returns the paths of the files the Writer has created, oldest
 // first, the one being written (if any) last: that one is named so once
 // it is closed, and until then with ".open" added. It first waits for the
-// exchanges that Record took before it to be written.
+// exchanges that Record took before it to be written to the file (a
+// write that fails is the Writer's error, which Sync returns).
 func (w *Writer) Files() []string {
 	w.flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.drain()
 	return append([]string(nil), w.files...)
 }
 
@@ -300,22 +313,29 @@ func (w *Writer) Files() []string {
 // same file, each as its own gzip member, both in one write. Exchanges
 // are written in the order Record takes them.
 //
-// Record checks x and hands it to the Writer's compressors, which digest,
-// compress and write it beside the caller: x is taken when Record returns
-// and written soon after, and Sync, Files and Close wait for what was
-// taken before them. x's slices must not change until then. Record blocks
-// while the compressors' queue is full. An exchange larger than 256 KiB,
-// or any exchange of a Writer without compressors, is compressed on the
-// caller's goroutine and written before Record returns.
+// Record checks x and hands it to the Writer's compressors, which digest
+// and compress it beside the caller and add its records, in turn, to the
+// Writer's buffer: x is taken when Record returns, and Sync, Files and
+// Close wait for what was taken before them. x's slices must not change
+// until its records are in the buffer. The buffer is written to the file
+// in one write once it holds 64 KiB, at most 100 ms after a record
+// entered it empty, and at once on Sync, Files, Close and rotation.
+// Record blocks while the compressors' queue is full. An exchange larger
+// than 256 KiB, or any exchange of a Writer without compressors, is
+// compressed on the caller's goroutine and written to the file (after the
+// buffer) before Record returns.
 //
 // Record returns ctx's cause without taking x if ctx is done (or becomes
 // done while Record waits for room in the queue), a "warc:" error for an
 // exchange it cannot write, and [ErrClosed] after Close. A write that
-// fails leaves x's records out of the files (but for a failed write that
-// could not be taken back: then a partial gzip member ends that file, as
-// after a crash); the Writer then stops: its error is returned by that
-// exchange's Record if it waits, else by the next Record, and by every
-// later Record and Sync; the exchanges queued behind it are dropped.
+// fails leaves the records it held out of the files (x's, or the
+// buffer's: those of exchanges whose Record returned nil), but for a
+// failed write that could not be taken back: then a partial gzip member
+// ends that file, as after a crash. The Writer then stops: its error is
+// returned by that exchange's Record if it waits, else by the next Record,
+// and by every later Record and Sync (so a caller that calls Sync before
+// it counts pages done counts none whose records were lost); the
+// exchanges queued behind it are dropped.
 func (w *Writer) Record(ctx context.Context, x *fetch.Exchange) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
@@ -414,11 +434,7 @@ func (w *Writer) writeOne(ej encJob) {
 	w.qmu.Unlock()
 	if err == nil {
 		if err = w.writeLocked(ej); err != nil {
-			w.qmu.Lock()
-			if w.err == nil {
-				w.err = err
-			}
-			w.qmu.Unlock()
+			w.fail(err)
 		}
 	}
 	if ej.out.Cap() <= keepBytes {
@@ -434,9 +450,11 @@ func (w *Writer) writeOne(ej encJob) {
 	ej.pending.Done()
 }
 
-// writeLocked writes ej's records to the current file, rotating it first
-// if they would take it past its size, and encoding them again if the
-// file changed since they were; w.mu must be held.
+// writeLocked adds ej's records to the buffer of the current file,
+// rotating it first if they would take it past its size, and encoding
+// them again if the file changed since they were; w.mu must be held. It
+// writes the buffer once it holds bufferBytes; a job that waits (or one of
+// bufferBytes or more) it writes at once, after the buffer.
 func (w *Writer) writeLocked(ej encJob) error {
 	if w.closed {
 		return ErrClosed
@@ -459,21 +477,93 @@ func (w *Writer) writeLocked(ej encJob) error {
 		ej.out.Write(e.out.Bytes())
 		e.release()
 	}
-	n, err := w.f.Write(ej.out.Bytes())
-	if err != nil {
-		// Take back what was written (the file is in append mode, so
-		// the next write follows), or leave the file, its end now a
-		// partial member as after a crash, and start another.
-		if n > 0 {
-			if terr := w.f.Truncate(w.size); terr != nil {
-				w.closeFile()
-			}
+	b := ej.out.Bytes()
+	if ej.done == nil && len(b) < bufferBytes {
+		if len(w.buf) == 0 {
+			w.armStale()
 		}
-		return fmt.Errorf("warc: %w", err)
+		w.buf = append(w.buf, b...)
+		w.size += int64(len(b))
+		w.exchanges++
+		if len(w.buf) >= bufferBytes {
+			return w.drain()
+		}
+		return nil
 	}
-	w.size += int64(n)
+	if err := w.drain(); err != nil {
+		return err
+	}
+	if err := w.writeFile(b, w.size); err != nil {
+		return err
+	}
+	w.size += int64(len(b))
 	w.exchanges++
 	return nil
+}
+
+// armStale starts the timer that drains the buffer maxStale from now;
+// w.mu must be held, and the buffer empty.
+func (w *Writer) armStale() {
+	if w.stale == nil {
+		w.stale = time.AfterFunc(maxStale, w.drainStale)
+		return
+	}
+	w.stale.Reset(maxStale)
+}
+
+// drainStale writes the buffer, for the timer of armStale.
+func (w *Writer) drainStale() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.drain()
+}
+
+// drain writes the buffer to the current file, if it holds records; w.mu
+// must be held. A write that fails is taken back (see writeFile) and
+// becomes the Writer's error, which drain returns.
+func (w *Writer) drain() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	b := w.buf
+	w.buf = w.buf[:0]
+	if cap(w.buf) > keepBytes {
+		w.buf = nil
+	}
+	before := w.size - int64(len(b))
+	if err := w.writeFile(b, before); err != nil {
+		w.size = before
+		w.fail(err)
+		return err
+	}
+	return nil
+}
+
+// writeFile writes b to the current file, which holds size bytes; w.mu
+// must be held, and the buffer empty. If the write fails, it takes back
+// what was written (the file is in append mode, so the next write
+// follows), or leaves the file, its end now a partial member as after a
+// crash, and closes it.
+func (w *Writer) writeFile(b []byte, size int64) error {
+	n, err := w.f.Write(b)
+	if err == nil {
+		return nil
+	}
+	if n > 0 {
+		if terr := w.f.Truncate(size); terr != nil {
+			w.closeFile()
+		}
+	}
+	return fmt.Errorf("warc: %w", err)
+}
+
+// fail makes err the Writer's error, unless it has one.
+func (w *Writer) fail(err error) {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
 }
 
 // flush waits until the exchanges taken before it are written, and
@@ -535,10 +625,16 @@ func (w *Writer) newInfoID() {
 	w.infoID.Store(&id)
 }
 
-// closeFile syncs and closes the current file and gives it its name
-// without openSuffix; the next file will have a new warcinfo record ID.
+// closeFile writes the buffer, syncs and closes the current file and
+// gives it its name without openSuffix; the next file will have a new
+// warcinfo record ID. A buffer that could not be written is the Writer's
+// error, and closeFile's; the file is closed all the same.
 func (w *Writer) closeFile() error {
+	derr := w.drain()
 	f := w.f
+	if f == nil { // the failed write could not be taken back, and closed it
+		return derr
+	}
 	w.f = nil
 	w.newInfoID()
 	err := f.Sync()
@@ -550,9 +646,9 @@ func (w *Writer) closeFile() error {
 		w.dirDirty = true
 	}
 	if err != nil {
-		return fmt.Errorf("warc: %w", err)
+		return errors.Join(derr, fmt.Errorf("warc: %w", err))
 	}
-	return nil
+	return derr
 }
 
 // closeAbandoned repairs and names path, a file that a Writer left named
@@ -583,10 +679,12 @@ func closeAbandoned(path string) (bool, error) {
 }
 
 // Sync commits the exchanges Record took before it to stable storage: it
-// waits for them to be written, then syncs the current file and, if files
-// were created since the last Sync, the directory. Files closed on
-// rotation were synced then. Records are written while Sync waits for
-// the disk. It returns the Writer's error if a write failed.
+// waits for their records to be in the buffer, writes the buffer to the
+// current file, then syncs that file and, if files were created since the
+// last Sync, the directory. Files closed on rotation were synced then.
+// Records are added to the buffer, and written, while Sync waits for the
+// disk. It returns the Writer's error if a write failed, this one's or
+// an earlier one's.
 func (w *Writer) Sync() error {
 	if err := w.flush(); err != nil {
 		return err
@@ -595,6 +693,10 @@ func (w *Writer) Sync() error {
 	if w.closed {
 		w.mu.Unlock()
 		return ErrClosed
+	}
+	if err := w.drain(); err != nil {
+		w.mu.Unlock()
+		return err
 	}
 	f, dirDirty := w.f, w.dirDirty
 	w.dirDirty = false
@@ -650,8 +752,9 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Close waits for the exchanges Record took to be written, stops the
-// compressors, syncs and closes the current file and syncs the directory.
+// Close waits for the exchanges Record took to be written (their records
+// in the buffer, then the buffer to the file), stops the compressors,
+// syncs and closes the current file and syncs the directory.
 // It returns the Writer's error if a write failed, and any error of its
 // own. After Close, Record and Sync return [ErrClosed]; Close again
 // returns nil.
@@ -677,6 +780,10 @@ func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
+	if w.stale != nil {
+		w.stale.Stop()
+	}
+	w.drain() // a failed write is the Writer's error, below
 	w.qmu.Lock()
 	errs := []error{w.err}
 	w.qmu.Unlock()
