@@ -113,6 +113,16 @@ func TestMaxDepthIsExact(t *testing.T) {
 			}
 			t.Logf("MaxDepth %d, %d workers: %d of the %d pages within reach handled (%d in all, %d fetched again), %d at a depth above their distance",
 				maxDepth, workers, handled, within, len(depth), c.Stats().DepthRefetches, deeper)
+			if handled != within {
+				n := 0
+				for u, d := range truth {
+					if _, ok := depth[u]; !ok && (maxDepth == 0 || d <= maxDepth) && n < 8 {
+						n++
+						t.Logf("missing %s at distance %d", u, d)
+					}
+				}
+				t.Logf("stats %+v", c.Stats())
+			}
 			if handled != within || len(depth) != within {
 				t.Errorf("MaxDepth %d, %d workers: %d of %d pages within reach handled, %d in all", maxDepth, workers, handled, within, len(depth))
 			}
