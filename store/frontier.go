@@ -107,6 +107,9 @@ func (s *Store) advance(h *hostQueue, next time.Time, wait time.Duration) bool {
 // nothing: an entry handed out stays on disk until Done.
 func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 	s := (*Store)(f)
+	if s.ready.byLeft {
+		s.ready.typical = float64(s.n+s.done) / float64(max(len(s.hosts), 1))
+	}
 	for s.waiting.len() > 0 && !s.waiting.min().readyAt.After(now) {
 		h := s.waiting.min()
 		s.waiting.remove(h)
@@ -231,6 +234,11 @@ func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
 	} else {
 		s.delEntry(h.id, o.seq)
 		s.record(h, write{queued: queued{seq: o.seq}, deleted: true})
+		h.done++
+		s.done++
+		if r.Requested {
+			h.fetched++
+		}
 	}
 	if r.Requested {
 		s.requests++

@@ -3,18 +3,23 @@ package store
 import "math"
 
 // hostHeap orders hosts by the seq of their first waiting entry (the ready
-// hosts: breadth-first order across hosts) or by ready time (the waiting
-// ones). Each host's key is copied into the heap when it is pushed, so
-// that a comparison reads the heap's array alone, not two hosts and their
-// heads (three cache misses each, 1.6% of a durable crawl's CPU at 5 ms
-// latency): what a key is made of must not change while its host is in
-// the heap, but as the host is removed.
+// hosts: breadth-first order across hosts), by the share of their
+// requests done, least first (the ready hosts under Options.LongestFirst,
+// see hostQueue.doneShare), or by ready time (the waiting ones). Each
+// host's key is copied into the heap when it is pushed, so that a
+// comparison reads the heap's array alone, not two hosts and their heads
+// (three cache misses each, 1.6% of a durable crawl's CPU at 5 ms
+// latency): the key stays what it was then while the host is in the heap
+// (entries pushed since are not seen), until the host is removed.
 type hostHeap struct {
 	items     []heapItem
 	byReadyAt bool
+	byLeft    bool    // the ready hosts by share of their requests done, least first, then by seq
+	typical   float64 // byLeft: a host's entries waiting and done, on average (see hostQueue.doneShare)
 }
 
 // heapItem is a host in a hostHeap and its key: (0, seq of its first
+// entry), (the share of its requests done in billionths, seq of its first
 // entry), or (its ready time in Unix nanoseconds, id). Ready times compare
 // by their wall clock reading, as the store keeps them, not the monotonic
 // one: a step of the clock between two hosts' times may order them wrong
@@ -32,6 +37,8 @@ func (q *hostHeap) min() *hostQueue { return q.items[0].h }
 func (q *hostHeap) push(h *hostQueue) {
 	it := heapItem{h: h}
 	switch {
+	case q.byLeft:
+		it.at, it.seq = int64(h.doneShare(q.typical)*1e9), h.head[0].seq
 	case !q.byReadyAt:
 		it.seq = h.head[0].seq
 	case h.readyAt.IsZero():

@@ -8,13 +8,17 @@ import (
 )
 
 // A hostHeap hands out its hosts in key order, whatever was pushed and
-// removed before, by seq of the first entry or by ready time and id.
+// removed before, by seq of the first entry, by share of its requests
+// done and seq, or by ready time and id.
 func TestHostHeapOrder(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, byReadyAt := range []bool{false, true} {
-		q := &hostHeap{byReadyAt: byReadyAt}
+	for _, q := range []*hostHeap{{}, {byLeft: true, typical: 6}, {byReadyAt: true}} {
+		byReadyAt := q.byReadyAt
 		key := func(h *hostQueue) [2]int64 {
+			if q.byLeft {
+				return [2]int64{int64(h.doneShare(q.typical) * 1e9), int64(h.head[0].seq)}
+			}
 			if !byReadyAt {
 				return [2]int64{0, int64(h.head[0].seq)}
 			}
@@ -26,7 +30,9 @@ func TestHostHeapOrder(t *testing.T) {
 		in := map[*hostQueue]bool{}
 		var hosts []*hostQueue
 		for i := range 300 {
-			h := &hostQueue{id: uint32(i), index: -1, head: []queued{{seq: r.Uint64N(1000)}}}
+			h := &hostQueue{id: uint32(i), index: -1, head: []queued{{seq: r.Uint64N(1000)}}, count: 1 + r.IntN(9)}
+			h.done = r.IntN(20)
+			h.fetched = r.IntN(h.done + 1)
 			if r.IntN(10) > 0 { // some never waited: the zero time
 				h.readyAt = time.Unix(0, r.Int64N(50)*int64(time.Millisecond))
 			}
@@ -60,7 +66,7 @@ func TestHostHeapOrder(t *testing.T) {
 			q.remove(h)
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("byReadyAt %v: popped %v,\nwant %v", byReadyAt, got, want)
+			t.Errorf("byReadyAt %v, byLeft %v: popped %v,\nwant %v", byReadyAt, q.byLeft, got, want)
 		}
 	}
 }

@@ -114,6 +114,21 @@ type Options struct {
 	// PerHost is how many entries of a host may be handed out at once.
 	// 0: 1; negative: no limit.
 	PerHost int
+	// LongestFirst hands out, among the hosts ready, first the one with
+	// the most page requests left, where the breadth-first frontier hands
+	// out the oldest entry. A host's requests left are its entries
+	// waiting times the share of its entries done so far that were
+	// requested (frontier.Result.Requested; an entry robots.txt disallows
+	// is not): the count alone ranks first the hosts whose queues hold
+	// most URLs their robots.txt keeps the crawler from. When ready hosts
+	// outnumber the workers, the largest hosts then never wait behind
+	// small ones, and a crawl of a bounded web ends with its largest host
+	// (longest processing time first) rather than after it: a node of a
+	// cluster, whose end is the crawl's, sets it. Small hosts may wait
+	// long while larger ones are ready. Each host's entries keep their
+	// order; the shares are not kept (a store opened again learns them
+	// anew).
+	LongestFirst bool
 	// CheckpointPages is the fewest pages done between two checkpoints of
 	// an AOPIC frontier's credits ([Store.AOPIC]). 0:
 	// DefaultCheckpointPages; negative: a checkpoint only at Close.
@@ -198,9 +213,10 @@ type Store struct {
 	nextID    uint32
 	seq       uint64 // of the next entry pushed
 	n         int    // entries waiting
+	done      int    // entries done in this process, not retried (Options.LongestFirst's estimates)
 	requests  int64  // page requests, in every run
 	out       map[uint64]handedOut
-	ready     hostHeap // by the seq of their first entry
+	ready     hostHeap // by the seq of their first entry, or their requests left (Options.LongestFirst)
 	waiting   hostHeap // by ready time
 
 	kept   []kept     // values kept with the steps (see Keep)
@@ -244,12 +260,38 @@ type hostQueue struct {
 	count    int      // entries waiting, head included
 	loaded   uint64   // the seq after which to load more
 	inflight int
+	done     int // entries done in this process, not retried: see requestsLeft
+	fetched  int // of those, the ones requested
 	limit    int // entries out at once: Store.hostLimit's
 	readyAt  time.Time
 	wait     time.Duration // the wait readyAt ends: from a Done to its Result.Next
 	heap     *hostHeap     // the heap it is in, or nil
 	index    int
 	writes   []write // the writes to its queue of the groups not yet applied, by seq (see fill)
+}
+
+// requestsLeft estimates the page requests h's entries waiting will
+// take: its count times the share of its entries done that were
+// requested, with one requested and one not counted before any is done
+// (Laplace's rule of succession), so that the share starts at a half
+// for every host and moves to its own as its entries are done.
+func (h *hostQueue) requestsLeft() float64 {
+	return float64(h.count) * float64(h.fetched+1) / float64(h.done+2)
+}
+
+// doneShare returns the share of h's requests, as estimated, done in
+// this process: fetched over its requests in all, fetched plus
+// requestsLeft, or, if more, its share requested of typical entries,
+// those of a host of the crawl on average (entries waiting and done over
+// hosts): a host whose links are found as it is crawled has few entries
+// waiting until it is, and seen alone they would rank it as nearly done.
+// 0 before any request.
+func (h *hostQueue) doneShare(typical float64) float64 {
+	if h.fetched == 0 {
+		return 0
+	}
+	all := float64(h.fetched) + h.requestsLeft()
+	return float64(h.fetched) / max(all, typical*float64(h.fetched+1)/float64(h.done+2))
 }
 
 // queued is an entry waiting, kept encoded (appendEntry) until it is handed
@@ -332,7 +374,7 @@ func Open(dir string, o Options) (*Store, error) {
 		mergePath:    po.FS.PathJoin(dir, mergeFile),
 		tableOptions: po.MakeWriterOptions(0, db.TableFormat()),
 	}
-	s.waiting.byReadyAt = true
+	s.waiting.byReadyAt, s.ready.byLeft = true, o.LongestFirst
 	s.sorters.New = func() any { return new(sorter) }
 	if n := politeness.Or(o.ExpectedURLs, DefaultExpectedURLs); n > 0 {
 		s.bloom = newBlockFilter(n, func(words int) []uint64 { return offHeapWords(s, words) })

@@ -825,3 +825,55 @@ func TestOnDone(t *testing.T) {
 		}
 	}
 }
+
+// Under LongestFirst the ready host with the smallest share of its
+// requests done goes first (a host with none requested yet first of all):
+// its requests done over those plus its entries waiting times the share of
+// its entries done that were requested (one requested and one not counted
+// before any), or over a typical host's entries (waiting and done over
+// hosts) times that share, if more; each host's entries keep their order.
+// Without it, the oldest entry goes first.
+func TestLongestFirst(t *testing.T) {
+	t.Parallel()
+	for _, longest := range []bool{false, true} {
+		st := open(t, nil, store.Options{ExpectedURLs: 1000, LongestFirst: longest})
+		f := st.Frontier()
+		fp := 0
+		push := func(host string, k int) {
+			for range k {
+				f.Push(entry(host, fp))
+				fp++
+			}
+		}
+		push("a.test", 6)  // every entry requested
+		push("b.test", 11) // only the first requested: the others disallowed, say
+		var got []string
+		next := func(k int) {
+			for range k {
+				e, ok, _ := f.Next(t0)
+				if !ok {
+					t.Fatalf("LongestFirst %v: nothing handed out with %d waiting", longest, f.Len())
+				}
+				got = append(got, e.Host[:1])
+				f.Done(e, frontier.Result{Requested: e.Host != "b.test" || !slices.Contains(got[:len(got)-1], "b")})
+			}
+		}
+		next(8)
+		push("c.test", 2)
+		next(2)
+		// Breadth-first: a's entries are older than b's, b's than c's.
+		want := "[a a a a a a b b b b]"
+		if longest {
+			// Shares done before each hand-out (a typical host's entries:
+			// 8.5, then 6.33 with c): a 0 = b 0: a, the older; a 0.18
+			// (1 of 8.5×2/3), b 0: b; b 0.13 (1 of 1+10×2/3): b; b 0.182,
+			// a 0.176: a; a 0.31, b 0.18: b; b 0.24: b; b 0.30: b; a 0.31,
+			// b 0.37: a; c new: c; c 0.24 (1 of 6.33×2/3, not of
+			// 1+1×2/3: its entries are found as it is crawled): c.
+			want = "[a b b a b b b a c c]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("LongestFirst %v: handed out %v, want %v", longest, got, want)
+		}
+	}
+}
