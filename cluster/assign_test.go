@@ -178,8 +178,9 @@ func TestAssign(t *testing.T) {
 	}
 }
 
-// A Backlog's work is its entries at its pace (or the one given, if it
-// has none), and its span that of one of its hosts.
+// A Backlog's work is its entries that will take a request (its Share of
+// them, all if 0) at its pace (or the one given, if it has none), and its
+// span that of one of its hosts.
 func TestBacklogWork(t *testing.T) {
 	for _, tc := range []struct {
 		b          Backlog
@@ -189,6 +190,7 @@ func TestBacklogWork(t *testing.T) {
 		{Backlog{Waiting: 100, Hosts: 1, Pace: 0.05}, 1, 5, 5},
 		{Backlog{Waiting: 100, Hosts: 4, Pace: 0.05}, 1, 5, 1.25},
 		{Backlog{Waiting: 100}, 0.02, 2, 2},
+		{Backlog{Waiting: 100, Hosts: 2, Pace: 0.05, Share: 0.6}, 1, 3, 1.5},
 	} {
 		work, span := tc.b.work(tc.pace)
 		if math.Abs(work-tc.work) > 1e-9 || math.Abs(span-tc.span) > 1e-9 {

@@ -94,7 +94,7 @@ type node struct {
 // run crawls w as node name of a cluster on s with its state in dir, until
 // the crawl is finished or ctx ends.
 func run(ctx context.Context, t *testing.T, s *server.Server, w *crawlertest.Web, name, dir string, cfg cluster.Config, started func(*node)) (*node, error) {
-	st, err := store.Open(dir, store.Options{})
+	st, err := store.Open(dir, store.Options{LongestFirst: true}) // as cmd/crawl's nodes
 	if err != nil {
 		return nil, err
 	}
@@ -774,5 +774,44 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 	}
 	if full == 0 {
 		t.Errorf("no host reached its budget of %d: the test tests nothing (%d hosts)", budget, len(pages))
+	}
+}
+
+// Nodes that join together see each other before they take partitions:
+// none takes a partition that it then hands over to another (Join waits
+// until the live members stay the same for half a tick).
+func TestJoinTogether(t *testing.T) {
+	t.Parallel()
+	s := startNATS(t)
+	logs := make([]*lockedBuffer, 3)
+	nodes := make([]*cluster.Node, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		logs[i] = &lockedBuffer{}
+		wg.Go(func() {
+			st, err := store.Open(t.TempDir(), store.Options{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			t.Cleanup(func() { st.Close() })
+			log := slog.New(slog.NewTextHandler(logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))
+			nodes[i], errs[i] = cluster.Join(t.Context(), cluster.Config{Conn: connect(t, s), Node: fmt.Sprint("n", i), Logger: log}, st.Frontier())
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	// A partition taken in error would be handed over at a tick or two.
+	time.Sleep(3 * cluster.DefaultLease / 5)
+	for i, n := range nodes {
+		n.Close()
+		if l := logs[i].String(); strings.Contains(l, "handing partition over") {
+			t.Errorf("node %d handed a partition over:\n%s", i, l)
+		}
 	}
 }

@@ -83,8 +83,9 @@
 // outnumber its workers serves each in turn, so that its largest hosts
 // end long after the crawl could have. So each node publishes, with its
 // heartbeat, the work left of each partition it holds (entries waiting,
-// on how many hosts, and the partition's pace: the moving average of
-// how long its requests take) and how many fetches it runs at once
+// on how many hosts, the share of its entries done that took a request,
+// which those robots.txt disallows do not, and the partition's pace: the
+// moving average of how long its requests take) and how many fetches it runs at once
 // ([Config.Workers]); and the leader, the live node of least name, plans
 // where the partitions should be, every tick (but for 7.5 ticks after
 // a plan it carried out, while its moves settle): it estimates when each node

@@ -135,6 +135,12 @@ func (n *Node) Done(e frontier.Entry, r frontier.Result) {
 			n.timed(p, start)
 		}
 	}
+	if !r.Retry {
+		n.doneIn[p].Add(1)
+		if r.Requested {
+			n.fetchedIn[p].Add(1)
+		}
+	}
 	if n.cfg.MaxPages > 0 && !r.Requested {
 		n.allowance++ // not spent: a robots.txt wait, say
 	}

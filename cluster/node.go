@@ -138,6 +138,8 @@ type Node struct {
 	waiting    [Partitions]atomic.Int64  // entries waiting in the local frontier, per partition
 	hostsIn    [Partitions]atomic.Int32  // hosts with entries waiting here, per partition
 	pace       [Partitions]atomic.Uint64 // seconds a request of the partition takes, a moving average (float64 bits; 0: none yet)
+	doneIn     [Partitions]atomic.Int64  // entries of the partition done here, not retried (see Backlog.Share)
+	fetchedIn  [Partitions]atomic.Int64  // of those, the ones requested
 	hostWait   map[string]int            // entries waiting here, per host
 	outSince   map[uint64]time.Time      // when each entry handed out was
 	peak       atomic.Int64              // the most entries out at once so far
@@ -267,18 +269,43 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.wg.Go(n.beat)
-	// Nodes started together see each other before they take partitions,
-	// rather than one taking all and handing most over.
-	select {
-	case <-time.After(2 * n.tick):
-	case <-ctx.Done():
+	if err := n.settle(ctx); err != nil {
 		n.Close()
-		return nil, ctx.Err()
+		return nil, err
 	}
 	n.reclaim(ctx)
 	n.balance(ctx)
 	n.wg.Go(n.run)
 	return n, nil
+}
+
+// settle waits until the live members have been the same for half a
+// tick, or two ticks have passed, before the node takes partitions: nodes
+// started together see each other, rather than one taking all and
+// handing most over, and the crawl starts once the last has announced
+// itself, not two ticks after. A member list that cannot be read counts
+// as a change.
+func (n *Node) settle(ctx context.Context) error {
+	deadline := time.Now().Add(2 * n.tick)
+	var last []string
+	for {
+		names, err := n.roster.names(ctx)
+		if err == nil && last != nil && slices.Equal(names, last) {
+			return nil
+		}
+		if err == nil {
+			last = names
+		}
+		wait := min(n.tick/2, time.Until(deadline))
+		if wait <= 0 {
+			return nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // joinRetry runs f, a step of Join, again while it fails for a request
@@ -480,6 +507,11 @@ type Backlog struct {
 	Waiting   int64   `json:"waiting"`
 	Hosts     int     `json:"hosts,omitempty"` // hosts with entries waiting
 	Pace      float64 `json:"pace,omitempty"`  // seconds a request takes, a moving average; 0: none done yet
+	// Share is the share of the partition's entries done here that were
+	// requested, counting one requested before any (an entry robots.txt
+	// disallows is done at once, without a request): the share of the
+	// entries waiting that will take a request. 0: all of them.
+	Share float64 `json:"share,omitempty"`
 }
 
 // work returns the seconds of fetching b has left at pace (b's own if it
@@ -490,6 +522,9 @@ func (b Backlog) work(pace float64) (work, span float64) {
 		pace = b.Pace
 	}
 	work = float64(b.Waiting) * pace
+	if b.Share > 0 {
+		work *= b.Share
+	}
 	return work, work / float64(max(b.Hosts, 1))
 }
 
@@ -503,7 +538,8 @@ func (n *Node) backlogs() (int64, []Backlog) {
 		k := n.waiting[p].Load()
 		total += k
 		if k > 0 && n.drainer != nil && n.roles[p].Load() == active {
-			bs = append(bs, Backlog{Partition: p, Waiting: k, Hosts: int(n.hostsIn[p].Load()), Pace: math.Float64frombits(n.pace[p].Load())})
+			share := float64(n.fetchedIn[p].Load()+1) / float64(n.doneIn[p].Load()+1)
+			bs = append(bs, Backlog{Partition: p, Waiting: k, Hosts: int(n.hostsIn[p].Load()), Pace: math.Float64frombits(n.pace[p].Load()), Share: share})
 		}
 	}
 	pace := meanPace(bs)
