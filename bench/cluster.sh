@@ -8,7 +8,8 @@
 # about equal size (webserve -equal: 853 to 1,088 URLs a host, where the
 # default web's are 553 to 1,023). PORT is the nats-server's port
 # (14222). HOSTS_LOG=FILE writes to FILE a line per host: its name,
-# requests, and the seconds to its first and last request (webserve
+# requests, and the seconds to its first and last request, then each
+# node's and each host's requests a second in 5 s steps (webserve
 # -hosts-log). A node that fails has the end of its log printed.
 #
 #   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]

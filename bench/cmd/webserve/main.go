@@ -29,7 +29,8 @@ func main() {
 	equal := flag.Bool("equal", false, "hosts of about equal size: every robots.txt answers 404, where a host "+
 		"with one keeps the crawler from its /private/ pages (at 100 pages a host: 853 to 1,088 URLs, not 553 to 1,023)")
 	hostsLog := flag.String("hosts-log", "", "on exit, write to this file a line per host: its name, requests, and the seconds "+
-		"from the first request of the web to the host's first and last, and the User-Agents that asked")
+		"from the first request of the web to the host's first and last, and the User-Agents that asked; then each "+
+		"User-Agent's and each host's requests a second in each 5 s")
 	flag.Parse()
 	cfg := crawlertest.Config{Seed: *seed, Hosts: *hosts, PagesPerHost: *pages, PageBytes: 4096, Latency: *latency,
 		Log: *hostsLog != ""}
@@ -59,7 +60,9 @@ func main() {
 
 // writeHostsLog writes to file, for each host of log, its name, its
 // requests, and the seconds from the log's first request to the host's
-// first start and last end, ordered by the last end.
+// first start and last end, ordered by the last end; then comment lines
+// of each User-Agent's requests a second in each 5 s, and each host's, to
+// see how a host's pace went (one starved at the start, or at the end).
 func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 	if len(log) == 0 {
 		return nil
@@ -113,6 +116,23 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		fmt.Fprintf(&b, "# %s requests a second in each 5 s:", a)
 		for _, n := range rates[a] {
 			fmt.Fprintf(&b, " %d", n/5)
+		}
+		b.WriteString("\n")
+	}
+	hostRates := map[string][]int{} // requests to a host in each 5 s from t0
+	for _, r := range log {
+		k := int(r.Start.Sub(t0) / (5 * time.Second))
+		c := hostRates[r.Host]
+		for len(c) <= k {
+			c = append(c, 0)
+		}
+		c[k]++
+		hostRates[r.Host] = c
+	}
+	for _, h := range names {
+		fmt.Fprintf(&b, "# %s requests a second in each 5 s:", h)
+		for _, n := range hostRates[h] {
+			fmt.Fprintf(&b, " %.1f", float64(n)/5)
 		}
 		b.WriteString("\n")
 	}
