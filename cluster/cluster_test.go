@@ -777,9 +777,10 @@ func TestBudgetsSurviveRestart(t *testing.T) {
 	}
 }
 
-// Nodes that join together see each other before they take partitions:
-// none takes a partition that it then hands over to another (Join waits
-// until the live members stay the same for half a tick).
+// Nodes that join together, each 0.3 s after the last (as processes
+// started together may), see each other before they take partitions: none
+// takes a partition that it then hands over to another (Join waits until
+// the live members stay the same for half a tick, 0.5 s).
 func TestJoinTogether(t *testing.T) {
 	t.Parallel()
 	s := startNATS(t)
@@ -790,6 +791,7 @@ func TestJoinTogether(t *testing.T) {
 	for i := range nodes {
 		logs[i] = &lockedBuffer{}
 		wg.Go(func() {
+			time.Sleep(time.Duration(i) * 300 * time.Millisecond) // the stagger under test
 			st, err := store.Open(t.TempDir(), store.Options{})
 			if err != nil {
 				errs[i] = err
