@@ -57,7 +57,7 @@ func apply(parts []partWork, moves map[int]string) []partWork {
 // given about a third, and the largest hosts spread.
 func TestAssignBenchWeb(t *testing.T) {
 	names := []string{"n0", "n1", "n2"}
-	nodes := []nodeCap{{"n0", 16}, {"n1", 16}, {"n2", 16}}
+	nodes := []nodeCap{{"n0", 16, false}, {"n1", 16, false}, {"n2", 16, false}}
 	parts := benchParts(names)
 	var total, longest float64
 	for _, w := range parts {
@@ -105,7 +105,7 @@ func TestAssignBenchWeb(t *testing.T) {
 }
 
 func TestAssign(t *testing.T) {
-	two := []nodeCap{{"a", 4}, {"b", 4}}
+	two := []nodeCap{{"a", 4, false}, {"b", 4, false}}
 	for _, tc := range []struct {
 		name  string
 		nodes []nodeCap
@@ -120,13 +120,13 @@ func TestAssign(t *testing.T) {
 	}, {
 		// One worker each: the longest stays, the next is better off alone.
 		name:  "two long ones on one node",
-		nodes: []nodeCap{{"a", 1}, {"b", 1}},
+		nodes: []nodeCap{{"a", 1, false}, {"b", 1, false}},
 		parts: []partWork{{p: 1, holder: "a", work: 40, span: 40}, {p: 2, holder: "a", work: 30, span: 30}, {p: 3, holder: "b", work: 1, span: 1}},
 		moves: 1, after: 40,
 	}, {
 		// a's 4 hosts share its 2 workers, 50 s: b, idle, takes half.
 		name:  "workers bound a node; an idle one takes half",
-		nodes: []nodeCap{{"a", 2}, {"b", 2}},
+		nodes: []nodeCap{{"a", 2, false}, {"b", 2, false}},
 		parts: []partWork{{p: 1, holder: "a", work: 25, span: 25}, {p: 2, holder: "a", work: 25, span: 25}, {p: 3, holder: "a", work: 25, span: 25}, {p: 4, holder: "a", work: 25, span: 25}},
 		moves: 2, after: 28, // 25 s each, after a move's 3
 	}, {
@@ -138,7 +138,7 @@ func TestAssign(t *testing.T) {
 	}, {
 		// Too little to gain for a move's cost (3 s).
 		name:  "within a move",
-		nodes: []nodeCap{{"a", 1}, {"b", 1}},
+		nodes: []nodeCap{{"a", 1, false}, {"b", 1, false}},
 		parts: []partWork{{p: 1, holder: "a", work: 4, span: 4}, {p: 2, holder: "a", work: 2, span: 2}},
 		after: 6,
 	}, {
@@ -157,7 +157,7 @@ func TestAssign(t *testing.T) {
 		// theirs together, and a node of 2 workers halves its work with a
 		// node of 2 more.
 		name:  "many hosts a partition",
-		nodes: []nodeCap{{"a", 2}, {"b", 2}},
+		nodes: []nodeCap{{"a", 2, false}, {"b", 2, false}},
 		parts: []partWork{{p: 1, holder: "a", work: 60, span: 3, hosts: 20}, {p: 2, holder: "a", work: 60, span: 3, hosts: 20}},
 		moves: 1, after: 30,
 	}} {
@@ -225,5 +225,43 @@ func TestWaitCounts(t *testing.T) {
 	n.wait(b, -1)
 	if n.waiting[pa].Load() != 0 || n.hostsIn[pa].Load() != 0 || n.hostsIn[pb].Load() != 0 || len(n.hostWait) != 0 {
 		t.Errorf("all taken: waiting %d, hosts %d and %d, %d hosts kept", n.waiting[pa].Load(), n.hostsIn[pa].Load(), n.hostsIn[pb].Load(), len(n.hostWait))
+	}
+}
+
+// Nodes whose frontiers serve the hosts with the most work left first end
+// when their work over their workers is done, or their longest host is:
+// 60 equal hosts split 14/20/26 among three nodes of 16 workers are
+// planned 20 a node, the 6 moved starting a move late. A long host among
+// many small ones bounds its node alone: 60 s, where the hosts' turns
+// (each at 16/31 of its pace until the small ones end) give 69.4 s.
+func TestAssignLongestFirst(t *testing.T) {
+	nodes := []nodeCap{{"n0", 16, true}, {"n1", 16, true}, {"n2", 16, true}}
+	var parts []partWork
+	for i := range 60 {
+		holder := "n1"
+		switch {
+		case i < 14:
+			holder = "n0"
+		case i >= 34:
+			holder = "n2"
+		}
+		parts = append(parts, partWork{p: i, holder: holder, work: 51, span: 51, hosts: 1})
+	}
+	moves, before, after := assign(nodes, parts, 3)
+	if math.Abs(before-26*51.0/16) > 0.01 || math.Abs(after-20*51.0/16) > 0.01 || len(moves) != 6 {
+		t.Errorf("makespan %.2f -> %.2f s in %d moves; want %.2f -> %.2f in 6", before, after, len(moves), 26*51.0/16, 20*51.0/16)
+	}
+	for p, to := range moves {
+		if parts[p].holder != "n2" || to != "n0" {
+			t.Errorf("partition %d moved from %s to %s; want n2's to n0", p, parts[p].holder, to)
+		}
+	}
+	if !worthMoving(before, after, 3) {
+		t.Errorf("a plan from %.1f to %.1f s is not worth its moves", before, after)
+	}
+	// One long host: it bounds its node whatever its turns; nothing gains.
+	one := []partWork{{p: 1, holder: "n0", work: 60, span: 60, hosts: 1}, {p: 2, holder: "n0", work: 300, span: 10, hosts: 30}}
+	if moves, before, after := assign(nodes[:2], one, 3); before != 60 || worthMoving(before, after, 3) {
+		t.Errorf("one long host: moves %v, %.1f -> %.1f s; want 60 s, nothing worth moving", moves, before, after)
 	}
 }

@@ -106,6 +106,7 @@ type Node struct {
 	keeper   frontier.Keeper    // local, if it keeps values
 	recorder frontier.Recorder  // local, if it keeps records
 	drainer  Drainer            // local, if it can give up hosts
+	longest  bool               // local hands out first the hosts with the most work left (Status.Longest)
 	log      *slog.Logger
 	tick     time.Duration
 	boot     string // this process's nonce, in its heartbeat
@@ -244,6 +245,9 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	n.keeper, _ = local.(frontier.Keeper)
 	n.recorder, _ = local.(frontier.Recorder)
 	n.drainer, _ = local.(Drainer)
+	if lf, ok := local.(interface{ LongestFirst() bool }); ok {
+		n.longest = lf.LongestFirst()
+	}
 	if n.drainer != nil {
 		for host, k := range n.drainer.Waiting() {
 			n.wait(host, k)
@@ -495,6 +499,7 @@ type Status struct {
 	Waiting  int64           `json:"waiting"`            // entries waiting here
 	Workers  int             `json:"workers,omitempty"`  // fetches at once (Config.Workers, or the most so far)
 	Drains   bool            `json:"drains,omitempty"`   // its frontier is a Drainer: partitions may move to and from it
+	Longest  bool            `json:"longest,omitempty"`  // its frontier hands out first the ready hosts with the most work left (store.Options.LongestFirst)
 	Backlogs []Backlog       `json:"backlogs,omitempty"` // the partitions held with entries waiting, most work first
 	Status   json.RawMessage `json:"status,omitempty"`   // Config.Status
 }
@@ -580,7 +585,8 @@ func (n *Node) workers() int {
 // status returns the node's status now; n.reportMu is held.
 func (n *Node) status(idle bool) Status {
 	st := Status{Node: n.cfg.Node, Boot: n.boot, Time: time.Now(), Idle: idle, Sent: n.sent.Load(), Acked: n.acked.Load(),
-		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive(), Workers: n.workers(), Drains: n.drainer != nil}
+		Links: n.linksOut.Load(), Requests: n.requests.Load(), Held: n.countActive(), Workers: n.workers(), Drains: n.drainer != nil,
+		Longest: n.longest}
 	st.Waiting, st.Backlogs = n.backlogs()
 	if n.cfg.Status != nil {
 		if b, err := json.Marshal(n.cfg.Status()); err == nil {
@@ -970,7 +976,7 @@ func (n *Node) rebalance(ctx context.Context, names []string) {
 	var all []Backlog
 	for _, m := range ms {
 		if m.Drains {
-			nodes = append(nodes, nodeCap{m.Node, max(m.Workers, 1)})
+			nodes = append(nodes, nodeCap{m.Node, max(m.Workers, 1), m.Longest})
 			all = append(all, m.Backlogs...)
 		}
 	}

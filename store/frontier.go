@@ -201,6 +201,10 @@ func (s *Store) fill(h *hostQueue) bool {
 	return true
 }
 
+// LongestFirst reports whether the frontier hands out first the ready
+// hosts with the most requests left (Options.LongestFirst).
+func (f *Frontier) LongestFirst() bool { return f.ready.byLeft }
+
 // Done records e's outcome in the step in progress: its host's next time,
 // and e removed from the queue, or put back at its place for a retry.
 func (f *Frontier) Done(e frontier.Entry, r frontier.Result) {
