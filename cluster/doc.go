@@ -78,27 +78,35 @@
 // replaces them. Cookies given to every node's jar before the crawl (a
 // cookies.txt) are written with their host's first change.
 //
+// # Balance by work
+//
 // Hashing spreads many hosts evenly, but not a few dozen of different
 // sizes, and with one request in flight per host a node whose hosts
 // outnumber its workers serves each in turn, so that its largest hosts
-// end long after the crawl could have. So each node publishes, with its
-// heartbeat, the work left of each partition it holds (entries waiting,
-// on how many hosts, the share of its entries done that took a request,
-// which those robots.txt disallows do not, and the partition's pace: the
-// moving average of how long its requests take) and how many fetches it runs at once
-// ([Config.Workers]); and the leader, the live node of least name, plans
-// where the partitions should be, every tick (but for 7.5 ticks after
-// a plan it carried out, while its moves settle): it estimates when each node
-// would end (its hosts sharing its workers in turn, each host one
-// request at a time), and moves partitions from the node that would end
-// last while that ends the crawl sooner, or packs them anew, longest
-// first, if that ends it sooner still (the largest hosts then share
-// nodes with a worker for each). A plan is carried out only if it ends
-// the crawl sooner by more than a move costs (three ticks without
-// fetching the partition's hosts) and a twentieth. The moves are recorded
-// in the crawl's state bucket, and each holder hands its partitions over
-// as to a node that joined; a move to a node that is not live is
-// ignored.
+// end long after the crawl could have. A node whose local frontier is a
+// store opened with store.Options.LongestFirst (the CLI's, with
+// -cluster) serves first, among its hosts ready, those with the smallest
+// share of their requests done, so its largest hosts never wait for a
+// worker. Each node publishes, with its heartbeat, the work left of each
+// partition it holds (entries waiting, on how many hosts, the share of
+// its entries done that took a request, which those robots.txt
+// disallows do not, and the partition's pace: the moving average of how
+// long its requests take), how many fetches it runs at once
+// ([Config.Workers]) and whether it serves longest first
+// ([Status].Longest). The leader, the live node of least name, plans
+// where the partitions should be, every tick (but for 7.5 ticks after a
+// plan it carried out, while its moves settle): it estimates when each
+// node would end (longest first: when its work over its workers is done,
+// or its longest host is; else with its hosts sharing its workers in
+// turn, each host one request at a time), and moves partitions from the
+// node that would end last while that ends the crawl sooner, or packs
+// them anew, longest first, if that ends it sooner still. A partition
+// moved leaves its hosts unfetched for about three ticks, which the
+// estimate counts; a plan is carried out only if it ends the crawl
+// sooner by more than a tick and a twentieth, and while at least four
+// moves' time is left. The moves are recorded in the crawl's state
+// bucket, and each holder hands its partitions over as to a node that
+// joined; a move to a node that is not live is ignored.
 //
 // The crawl is finished when, twice in a row (a quarter second apart), the
 // stream holds no batch and then every live node reports itself idle; a
