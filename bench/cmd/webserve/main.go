@@ -102,16 +102,7 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		}
 	}
 	fmt.Fprintf(&b, "# first request %.3f last answer %.3f (Unix seconds)\n", float64(t0.UnixNano())/1e9, float64(end.UnixNano())/1e9)
-	rates := map[string][]int{} // requests a User-Agent sent in each 5 s from t0
-	for _, r := range log {
-		k := int(r.Start.Sub(t0) / (5 * time.Second))
-		c := rates[r.UserAgent]
-		for len(c) <= k {
-			c = append(c, 0)
-		}
-		c[k]++
-		rates[r.UserAgent] = c
-	}
+	rates := perFive(log, t0, func(r crawlertest.LoggedRequest) string { return r.UserAgent })
 	for _, a := range slices.Sorted(maps.Keys(rates)) {
 		fmt.Fprintf(&b, "# %s requests a second in each 5 s:", a)
 		for _, n := range rates[a] {
@@ -119,16 +110,7 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		}
 		b.WriteString("\n")
 	}
-	hostRates := map[string][]int{} // requests to a host in each 5 s from t0
-	for _, r := range log {
-		k := int(r.Start.Sub(t0) / (5 * time.Second))
-		c := hostRates[r.Host]
-		for len(c) <= k {
-			c = append(c, 0)
-		}
-		c[k]++
-		hostRates[r.Host] = c
-	}
+	hostRates := perFive(log, t0, func(r crawlertest.LoggedRequest) string { return r.Host })
 	for _, h := range names {
 		fmt.Fprintf(&b, "# %s requests a second in each 5 s:", h)
 		for _, n := range hostRates[h] {
@@ -137,4 +119,19 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		b.WriteString("\n")
 	}
 	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// perFive counts the requests of log by key, in each 5 s from t0.
+func perFive(log []crawlertest.LoggedRequest, t0 time.Time, key func(crawlertest.LoggedRequest) string) map[string][]int {
+	counts := map[string][]int{}
+	for _, r := range log {
+		k := int(r.Start.Sub(t0) / (5 * time.Second))
+		c := counts[key(r)]
+		for len(c) <= k {
+			c = append(c, 0)
+		}
+		c[k]++
+		counts[key(r)] = c
+	}
+	return counts
 }
