@@ -214,8 +214,9 @@ func assign(nodes []nodeCap, parts []partWork, moveCost float64) (moves map[int]
 // the largest hosts share nodes that have a worker for each of them,
 // rather than each slowing a node whose hosts outnumber its workers, and
 // the rest fill the other nodes evenly. Which node takes which share is
-// then chosen so that the most work stays where it is (among nodes of as
-// many workers; all orders up to 6 such nodes, in turn beyond). It
+// then chosen so that the most work stays where it is (among nodes alike,
+// with as many workers and none of them holding a partition fixed; all
+// orders up to 6 such nodes, in turn beyond). It
 // returns the moves and the makespan, moved partitions paying moveCost.
 func pack(nodes []nodeCap, index map[string]int, parts []partWork, moveCost float64) (map[int]string, float64) {
 	base := make([]nodeLoad, len(nodes))
@@ -291,7 +292,11 @@ func pack(nodes []nodeCap, index map[string]int, parts []partWork, moveCost floa
 	best, bestStays := slices.Clone(share), stays(share)
 	permute(share, 0, func(share []int) {
 		for i, j := range share {
-			if nodes[i].workers != nodes[j].workers {
+			// A share was packed for node i, beside its fixed
+			// partitions: it may go to node j only if the two are
+			// alike and neither has any.
+			if i != j && (nodes[i].workers != nodes[j].workers || nodes[i].longest != nodes[j].longest ||
+				len(base[i].groups)+len(base[j].groups) > 0) {
 				return
 			}
 		}

@@ -265,3 +265,22 @@ func TestAssignLongestFirst(t *testing.T) {
 		t.Errorf("one long host: moves %v, %.1f -> %.1f s; want 60 s, nothing worth moving", moves, before, after)
 	}
 }
+
+// pack chooses which node takes which share among nodes alike, to keep the
+// most work in place, but a share packed beside a node's fixed partition
+// stays with that node: here b holds a partition moving to it (50 s), so
+// a takes b's 40 s partition and its own 10 s one (50 s), where giving b
+// the share packed for a, since its 40 s were b's already, ended at 100 s.
+func TestPackKeepsFixedLoad(t *testing.T) {
+	nodes := []nodeCap{{"a", 1, false}, {"b", 1, false}}
+	index := map[string]int{"a": 0, "b": 1}
+	parts := []partWork{
+		{p: 1, holder: "b", fixed: true, work: 50, span: 50, hosts: 1},
+		{p: 2, holder: "b", work: 40, span: 40, hosts: 1},
+		{p: 3, holder: "a", work: 10, span: 10, hosts: 1},
+	}
+	moves, makespan := pack(nodes, index, parts, 3)
+	if makespan != 50 || moves[2] != "a" || len(moves) != 1 {
+		t.Errorf("pack: moves %v, makespan %.1f; want partition 2 to a, 50 s", moves, makespan)
+	}
+}
