@@ -51,11 +51,14 @@ type hostGroup struct {
 }
 
 // with returns l with w added, moved (its hosts start cost seconds late)
-// or not. The groups of l are not shared with the result.
+// or not. The groups of l are not shared with the result, which keeps
+// them in order of span.
 func (l nodeLoad) with(w partWork, cost float64) nodeLoad {
-	gs := make([]hostGroup, len(l.groups), len(l.groups)+1)
-	copy(gs, l.groups)
-	return nodeLoad{work: l.work + w.work, groups: append(gs, hostGroup{w.p, w.span, cost, max(w.hosts, 1)})}
+	g := hostGroup{w.p, w.span, cost, max(w.hosts, 1)}
+	i, _ := slices.BinarySearchFunc(l.groups, g.span, func(g hostGroup, span float64) int { return cmp.Compare(g.span, span) })
+	gs := make([]hostGroup, 0, len(l.groups)+1)
+	gs = append(append(append(gs, l.groups[:i]...), g), l.groups[i:]...)
+	return nodeLoad{work: l.work + w.work, groups: gs}
 }
 
 // finish estimates when node c, which runs c.workers fetches at once,
@@ -71,14 +74,13 @@ func (l nodeLoad) with(w partWork, cost float64) nodeLoad {
 // workers ends well after both: the hosts' turns slow the largest down
 // until the others are done.) A host that starts late ends no sooner
 // than its span after that; the workers meanwhile serve the others.
-// Cost: O(g log g) for g groups.
+// Cost: O(g) for g groups.
 func (l nodeLoad) finish(c nodeCap) float64 {
 	workers := c.workers
 	if c.longest {
 		return l.lptFinish(workers)
 	}
-	gs := slices.Clone(l.groups)
-	slices.SortFunc(gs, func(a, b hostGroup) int { return cmp.Compare(a.span, b.span) })
+	gs := l.groups // in order of span (see with)
 	left := 0
 	for _, g := range gs {
 		left += g.hosts
@@ -142,7 +144,7 @@ func (l nodeLoad) without(p int, work float64) nodeLoad {
 // stay with their holders; parts held by a node not among nodes count
 // for none and stay. It returns the partitions that move, each with its
 // new node, and the makespan (the latest finish, seconds) before and
-// after. Its cost is O(M·P·N·g log g) for M moves, P parts, N nodes and
+// after. Its cost is O(M·P·N·g) for M moves, P parts, N nodes and
 // g partitions a node.
 func assign(nodes []nodeCap, parts []partWork, moveCost float64) (moves map[int]string, before, after float64) {
 	index := make(map[string]int, len(nodes))
