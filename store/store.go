@@ -115,12 +115,16 @@ type Options struct {
 	// 0: 1; negative: no limit.
 	PerHost int
 	// LongestFirst hands out, among the hosts ready, first the one with
-	// the most page requests left, where the breadth-first frontier hands
-	// out the oldest entry. A host's requests left are its entries
-	// waiting times the share of its entries done so far that were
-	// requested (frontier.Result.Requested; an entry robots.txt disallows
-	// is not): the count alone ranks first the hosts whose queues hold
-	// most URLs their robots.txt keeps the crawler from. When ready hosts
+	// the smallest share of its page requests done (a host with none
+	// done first of all), so the most left first, where the breadth-first
+	// frontier hands out the oldest entry. A host's requests left are its
+	// entries waiting times the share of its entries done so far that were
+	// requested (frontier.Result.Requested; an entry robots.txt
+	// disallows is not), and its requests in all never fewer than a
+	// typical host's would be: its entries waiting alone would rank first
+	// the hosts whose queues hold most URLs their robots.txt keeps the
+	// crawler from, and last those not yet crawled, whose links are found
+	// as they are. When ready hosts
 	// outnumber the workers, the largest hosts then never wait behind
 	// small ones, and a crawl of a bounded web ends with its largest host
 	// (longest processing time first) rather than after it: a node of a
