@@ -114,24 +114,22 @@ type Options struct {
 	// PerHost is how many entries of a host may be handed out at once.
 	// 0: 1; negative: no limit.
 	PerHost int
-	// LongestFirst hands out, among the hosts ready, first the one with
-	// the smallest share of its page requests done (a host with none
-	// done first of all), so the most left first, where the breadth-first
-	// frontier hands out the oldest entry. A host's requests left are its
-	// entries waiting times the share of its entries done so far that were
-	// requested (frontier.Result.Requested; an entry robots.txt
-	// disallows is not), and its requests in all never fewer than a
-	// typical host's would be: its entries waiting alone would rank first
-	// the hosts whose queues hold most URLs their robots.txt keeps the
-	// crawler from, and last those not yet crawled, whose links are found
-	// as they are. When ready hosts
-	// outnumber the workers, the largest hosts then never wait behind
-	// small ones, and a crawl of a bounded web ends with its largest host
-	// (longest processing time first) rather than after it: a node of a
-	// cluster, whose end is the crawl's, sets it. Small hosts may wait
-	// long while larger ones are ready. Each host's entries keep their
-	// order; the shares are not kept (a store opened again learns them
-	// anew).
+	// LongestFirst hands out, among the hosts ready, first the one with the
+	// smallest share of its page requests done (a host with none done first
+	// of all), so the most left first, where the breadth-first frontier
+	// hands out the oldest entry. A host's requests left are its entries
+	// waiting times the share of its entries done so far that were requested
+	// (frontier.Result.Requested; an entry robots.txt disallows is not), and
+	// its requests in all never fewer than a typical host's would be: its
+	// entries waiting alone would rank first the hosts whose queues hold
+	// most URLs their robots.txt keeps the crawler from, and last those not
+	// yet crawled, whose links are found as they are. When ready hosts
+	// outnumber the workers, the largest hosts then never wait behind small
+	// ones, and a crawl of a bounded web ends with its largest host (longest
+	// processing time first) rather than after it: a node of a cluster,
+	// whose end is the crawl's, sets it. Small hosts may wait long while
+	// larger ones are ready. Each host's entries keep their order; the
+	// shares are not kept (a store opened again learns them anew).
 	LongestFirst bool
 	// CheckpointPages is the fewest pages done between two checkpoints of
 	// an AOPIC frontier's credits ([Store.AOPIC]). 0:
