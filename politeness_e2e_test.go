@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -681,5 +682,39 @@ func TestProductTokenShared(t *testing.T) {
 	}
 	if p := got.page(s.URL + "/hdr"); p == nil || !p.NoFollow {
 		t.Errorf("/hdr: %+v, want NoFollow", p)
+	}
+}
+
+// A host retired by a failure ends the URLs it has left at once, as
+// host-retired, rather than holding the crawl for its backoff (here ten
+// minutes, where the default grows to ten minutes too after five
+// failures): the crawl ends within its deadline, every page of the host
+// accounted for.
+func TestRetiredHostEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			fmt.Fprint(w, `<a href="/fail">f</a> <a href="/b">b</a> <a href="/c">c</a> <a href="/d">d</a>`)
+		case "/fail":
+			http.Error(w, "down", http.StatusInternalServerError)
+		default:
+			fmt.Fprint(w, "a page")
+		}
+	}))
+	defer srv.Close()
+	var col collect
+	c := fast(&col)
+	c.Workers = 1
+	c.Pacing.Backoff, c.Pacing.MaxBackoff, c.Pacing.MaxFailures = 10*time.Minute, 10*time.Minute, 1
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx, srv.URL+"/"); err != nil {
+		t.Fatalf("Run: %v; want the crawl ended, not held for the retired host's backoff", err)
+	}
+	if st := c.Stats(); st.Errors[crawler.KindHostRetired] != 3 {
+		t.Errorf("errors %v; want the 3 pages left as host-retired", st.Errors)
 	}
 }

@@ -264,7 +264,8 @@ func retiredError(host, reason string) error {
 // Record accounts one request to host, a robots.txt fetch if robots is
 // set and a page request if not, that received bytes of body and ended at
 // now with outcome o, and returns when the host may be contacted again
-// ([Pacing.Next]). If the request retired the host, justRetired is the
+// ([Pacing.Next]), or now for a host retired, whose URLs left are not
+// fetched but end at once. If the request retired the host, justRetired is the
 // error its pages get from now on: it wraps ErrHostRetired and cause (the
 // request's error, if any), and says why ("name not found, N answers in a
 // row", "N failures in a row, the last: ..."); later calls return nil
@@ -295,10 +296,10 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 	pacing := t.pacingOf(h)
 	next = pacing.Next(p, now, o)
 	h.next = next
-	if h.retired == nil && retiresHost(cause) {
+	wasRetired := h.retired != nil
+	if !wasRetired && retiresHost(cause) {
 		p.Retired = cause.Error()
 		h.retired = fmt.Errorf("%w: %s: %w", ErrHostRetired, host, cause)
-		return next, h.retired
 	}
 	if p.Retired != "" && h.retired == nil {
 		if dnsErr, ok := errors.AsType[*net.DNSError](cause); ok && p.NotFound > 0 {
@@ -308,9 +309,17 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 		} else {
 			h.retired = fmt.Errorf("%w: %s: %d failures in a row, the last: %w", ErrHostRetired, host, p.Failures, cause)
 		}
-		return next, h.retired
 	}
-	return next, nil
+	if h.retired == nil {
+		return next, nil
+	}
+	// A retired host is asked nothing more: its URLs left end at once
+	// (Begin), rather than after a backoff of up to MaxBackoff.
+	h.next = now
+	if wasRetired {
+		return now, nil
+	}
+	return now, h.retired
 }
 
 // hostRetirer is an error that may retire its host at once: see
