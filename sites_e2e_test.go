@@ -53,22 +53,31 @@ deny = ["/bomb"]
 `, origin, crawlertest.SessionUser, crawlertest.SessionCookie), map[string]string{"PASSWORD": password})
 }
 
+// crawlSessionSite crawls a SessionSite of cfg from its root, through a
+// jar, with loginRules and password, and returns the site (closed when
+// the test ends), the crawler, what it handled and its sites policy.
+func crawlSessionSite(t *testing.T, cfg crawlertest.SessionConfig, password string) (*crawlertest.SessionSite, *crawler.Crawler, *collect, *sites.Policy) {
+	t.Helper()
+	s := crawlertest.NewSessionSite(cfg)
+	t.Cleanup(s.Close)
+	col := &collect{}
+	c := fast(col)
+	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
+	policy := &sites.Policy{Rules: loginRules(t, s.URL(), password)}
+	c.Sites = policy
+	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, col, policy
+}
+
 // A site behind a login whose sessions expire every few pages: every
 // members' page is fetched once with a live session, the crawl logs in
 // once per session, and no page is reported as the login page.
 func TestLoginAcrossExpiries(t *testing.T) {
 	t.Parallel()
 	const pages, expiry = 10, 3
-	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Expiry: expiry})
-	defer s.Close()
-	var col collect
-	c := fast(&col)
-	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
-	policy := &sites.Policy{Rules: loginRules(t, s.URL(), crawlertest.SessionPassword)}
-	c.Sites = policy
-	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
-		t.Fatal(err)
-	}
+	s, c, col, policy := crawlSessionSite(t, crawlertest.SessionConfig{Pages: pages, Expiry: expiry}, crawlertest.SessionPassword)
 	for n, got := range s.MemberFetches() {
 		if got != 1 {
 			t.Errorf("members' page %d served %d times to a session; want 1", n, got)
@@ -110,16 +119,7 @@ func TestLoginAcrossExpiries(t *testing.T) {
 func TestLoginForbiddenPages(t *testing.T) {
 	t.Parallel()
 	const pages = 10
-	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: pages, Forbidden: true})
-	defer s.Close()
-	var col collect
-	c := fast(&col)
-	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
-	policy := &sites.Policy{Rules: loginRules(t, s.URL(), crawlertest.SessionPassword)}
-	c.Sites = policy
-	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
-		t.Fatal(err)
-	}
+	s, _, col, _ := crawlSessionSite(t, crawlertest.SessionConfig{Pages: pages, Forbidden: true}, crawlertest.SessionPassword)
 	if got := len(s.MemberFetches()); got != pages {
 		t.Errorf("%d members' pages served; want %d", got, pages)
 	}
@@ -140,15 +140,7 @@ func TestLoginForbiddenPages(t *testing.T) {
 // login-failed and the crawl goes on to its end.
 func TestLoginFailed(t *testing.T) {
 	t.Parallel()
-	s := crawlertest.NewSessionSite(crawlertest.SessionConfig{Pages: 5})
-	defer s.Close()
-	var col collect
-	c := fast(&col)
-	c.Fetcher = &fetch.HTTPFetcher{Addresses: testLoopback, Jar: &cookies.Jar{}}
-	c.Sites = &sites.Policy{Rules: loginRules(t, s.URL(), "wrong")}
-	if err := c.Run(context.Background(), s.URL()+"/"); err != nil {
-		t.Fatal(err)
-	}
+	s, c, col, _ := crawlSessionSite(t, crawlertest.SessionConfig{Pages: 5}, "wrong")
 	if ok, failed := s.Logins(); ok != 0 || failed != 2 {
 		t.Errorf("logins: %d ok, %d failed; want 0, 2", ok, failed)
 	}
