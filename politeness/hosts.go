@@ -294,8 +294,7 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 		}
 	}
 	pacing := t.pacingOf(h)
-	next = pacing.Next(p, now, o)
-	h.next = next
+	next = pacing.Next(p, now, o) // sets p.Retired after MaxFailures
 	wasRetired := h.retired != nil
 	if !wasRetired && retiresHost(cause) {
 		p.Retired = cause.Error()
@@ -311,6 +310,7 @@ func (t *Hosts) Record(host string, robots bool, bytes int64, now time.Time, o O
 		}
 	}
 	if h.retired == nil {
+		h.next = next
 		return next, nil
 	}
 	// A retired host is asked nothing more: its URLs left end at once

@@ -493,13 +493,14 @@ func (s *session) again(ctx context.Context, sf *siteFetcher, site Site, page st
 func (s *session) mayExpire(resp *fetch.Response) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if fetch.IsRedirect(resp.Status) || s.futile < maxFutile || time.Since(s.tried) >= doubtInterval {
-		if !fetch.IsRedirect(resp.Status) {
-			s.tried = time.Now()
-		}
+	if fetch.IsRedirect(resp.Status) {
 		return true
 	}
-	return false
+	if s.futile >= maxFutile && time.Since(s.tried) < doubtInterval {
+		return false
+	}
+	s.tried = time.Now()
+	return true
 }
 
 // afterRelogin takes whether the page fetched again after a login again

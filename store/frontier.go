@@ -107,14 +107,14 @@ func (s *Store) advance(h *hostQueue, next time.Time, wait time.Duration) bool {
 // nothing: an entry handed out stays on disk until Done.
 func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
 	s := (*Store)(f)
-	if s.ready.byLeft {
-		s.ready.typical = float64(s.n+s.done) / float64(max(len(s.hosts), 1))
-	}
 	for s.waiting.len() > 0 && !s.waiting.min().readyAt.After(now) {
 		h := s.waiting.min()
 		s.waiting.remove(h)
 		if !s.fill(h) {
 			continue // a write error: the store takes no more
+		}
+		if s.ready.byLeft { // the key of h is made now
+			s.ready.typical = float64(s.n+s.done) / float64(max(len(s.hosts), 1))
 		}
 		s.ready.push(h)
 	}

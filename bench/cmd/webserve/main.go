@@ -95,12 +95,7 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		fmt.Fprintf(&b, "%s %d %.1f %.1f %s\n", h, s.n, s.first.Sub(t0).Seconds(), s.last.Sub(t0).Seconds(),
 			strings.Join(s.agents, ","))
 	}
-	end := t0
-	for _, r := range log {
-		if r.End.After(end) {
-			end = r.End
-		}
-	}
+	end := hosts[names[len(names)-1]].last // names are ordered by last answer
 	fmt.Fprintf(&b, "# first request %.3f last answer %.3f (Unix seconds)\n", float64(t0.UnixNano())/1e9, float64(end.UnixNano())/1e9)
 	rates := perFive(log, t0, func(r crawlertest.LoggedRequest) string { return r.UserAgent })
 	for _, a := range slices.Sorted(maps.Keys(rates)) {
@@ -126,12 +121,13 @@ func perFive(log []crawlertest.LoggedRequest, t0 time.Time, key func(crawlertest
 	counts := map[string][]int{}
 	for _, r := range log {
 		k := int(r.Start.Sub(t0) / (5 * time.Second))
-		c := counts[key(r)]
+		name := key(r)
+		c := counts[name]
 		for len(c) <= k {
 			c = append(c, 0)
 		}
 		c[k]++
-		counts[key(r)] = c
+		counts[name] = c
 	}
 	return counts
 }
