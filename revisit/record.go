@@ -43,7 +43,7 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 		if vis.Interval <= 0 {
 			continue // a first visit's age, not kept
 		}
-		x := uint64(max(vis.Interval.Milliseconds(), 0)) << 1
+		x := uint64(vis.Interval.Milliseconds()) << 1
 		if vis.Changed {
 			x |= 1
 		}

@@ -140,7 +140,7 @@ func Estimate(visits []Visit) float64 {
 	if changed == n {
 		// The likelihood grows without bound in λ: the bias-reduced
 		// estimator for n visits at the mean interval.
-		return -math.Log(0.5/(float64(n)+0.5)) / (total / float64(n))
+		return biasReduced(n, n, total)
 	}
 	// Maximum likelihood: Σ_changed t/(e^(λt) − 1) = Σ_unchanged t, whose
 	// left side falls from +∞ to 0 as λ grows.
@@ -212,9 +212,14 @@ func PooledPrior(spread float64, n, changed int, total time.Duration) Prior {
 	if n <= 0 || changed <= 0 || total <= 0 || spread <= 0 {
 		return Prior{}
 	}
-	mean := total.Seconds() / float64(n)
-	lambda := -math.Log((float64(n-changed)+0.5)/(float64(n)+0.5)) / mean
-	return Prior{Median: lambda, Spread: spread}
+	return Prior{Median: biasReduced(n, changed, total.Seconds()), Spread: spread}
+}
+
+// biasReduced is Cho and Garcia-Molina's bias-reduced estimate of a rate
+// of change, −ln((n−X+½)/(n+½))/Ī, from n visits over total seconds (Ī
+// their mean interval), changed of which saw a change.
+func biasReduced(n, changed int, total float64) float64 {
+	return -math.Log((float64(n-changed)+0.5)/(float64(n)+0.5)) / (total / float64(n))
 }
 
 // Estimate returns the rate of change of a page, per second, from its

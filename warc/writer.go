@@ -526,10 +526,7 @@ func (w *Writer) drain() error {
 		return nil
 	}
 	b := w.buf
-	w.buf = w.buf[:0]
-	if cap(w.buf) > keepBytes {
-		w.buf = nil
-	}
+	w.buf = w.buf[:0] // under 2·bufferBytes, it stays (see writeLocked)
 	before := w.size - int64(len(b))
 	if err := w.writeFile(b, before); err != nil {
 		w.size = before
@@ -1011,11 +1008,12 @@ func (e *encoder) member(h, block []byte, store int) {
 	crc := crc32.Update(0, crc32.IEEETable, h)
 	crc = crc32.Update(crc, crc32.IEEETable, block)
 	crc = crc32.Update(crc, crc32.IEEETable, crlfcrlf)
-	size := uint32(len(h) + len(block) + len(crlfcrlf)) // mod 2^32, as gzip has it
+	n := len(h) + len(block) + len(crlfcrlf)
+	size := uint32(n) // mod 2^32, as gzip has it
 
 	e.out.Write(gzipHeader)
 	switch {
-	case size <= maxSmallMember && store == len(block):
+	case n <= maxSmallMember && store == len(block):
 		e.scratch = append(append(append(e.scratch[:0], h...), block...), crlfcrlf...)
 		e.out.Write(e.small.appendSmall(e.out.AvailableBuffer(), e.scratch))
 	case store == len(block):
