@@ -218,6 +218,11 @@ type Drainer interface {
 	Waiting() iter.Seq2[string, int]
 }
 
+// longestServer is a local frontier that may hand out first the ready
+// hosts with the most work left (store.Frontier is one, under
+// store.Options.LongestFirst), which the leader's plans model.
+type longestServer interface{ LongestFirst() bool }
+
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Join makes this process the node cfg.Node of crawl cfg.Crawl, with local
@@ -245,7 +250,7 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	n.keeper, _ = local.(frontier.Keeper)
 	n.recorder, _ = local.(frontier.Recorder)
 	n.drainer, _ = local.(Drainer)
-	if lf, ok := local.(interface{ LongestFirst() bool }); ok {
+	if lf, ok := local.(longestServer); ok {
 		n.longest = lf.LongestFirst()
 	}
 	if n.drainer != nil {

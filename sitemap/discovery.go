@@ -103,9 +103,10 @@ type Discovery struct {
 // listed that one ("http://example.com/maps/"; "" if no index did).
 type scope struct{ robots, dir string }
 
-// allows reports whether the sitemap at sitemap, of scope s, may list loc.
-func (s scope) allows(sitemap, loc *url.URL) bool {
-	return Allowed(sitemap, loc, s.robots) || s.dir != "" && under(loc, s.dir)
+// allows reports whether a sitemap of scope s, whose own directory (as
+// dirOf gives it) is own, may list loc.
+func (s scope) allows(own string, loc *url.URL) bool {
+	return allowedIn(loc, own, s.robots) || s.dir != "" && under(loc, s.dir)
 }
 
 // FromRobots returns the sitemaps to read that the robots.txt of u's
@@ -211,6 +212,7 @@ func (d *Discovery) Read(ctx context.Context, u *url.URL, fp uint64, body []byte
 		}
 	}
 	l := &Listing{Kind: sr.Kind()}
+	own := dirOf(u)
 	seen := make(map[string]struct{})
 	for {
 		e, err := sr.Next()
@@ -224,7 +226,7 @@ func (d *Discovery) Read(ctx context.Context, u *url.URL, fp uint64, body []byte
 		if err == nil && l.Kind == Feed {
 			loc = u.ResolveReference(loc)
 		}
-		if err != nil || !sc.allows(u, loc) {
+		if err != nil || !sc.allows(own, loc) {
 			l.OutOfScope++
 			continue
 		}
@@ -243,7 +245,7 @@ func (d *Discovery) Read(ctx context.Context, u *url.URL, fp uint64, body []byte
 		l.URLs = append(l.URLs, c)
 	}
 	if l.Kind == Index {
-		parts := scope{robots: sc.robots, dir: dirOf(u)}
+		parts := scope{robots: sc.robots, dir: own}
 		if sc.dir != "" && strings.HasPrefix(parts.dir, sc.dir) {
 			parts.dir = sc.dir // an index of indexes: the widest
 		}

@@ -15,10 +15,15 @@ import (
 // sitemap found otherwise. The sitemaps of an index found through
 // robots.txt inherit its robotsOrigin.
 func Allowed(sitemap, loc *url.URL, robotsOrigin string) bool {
+	return allowedIn(loc, dirOf(sitemap), robotsOrigin)
+}
+
+// allowedIn is Allowed for a sitemap whose directory, as dirOf gives it,
+// is dir.
+func allowedIn(loc *url.URL, dir, robotsOrigin string) bool {
 	if robotsOrigin != "" && loc.Opaque == "" && loc.User == nil && Origin(loc) == robotsOrigin {
 		return true
 	}
-	dir := dirOf(sitemap)
 	return dir != "" && under(loc, dir)
 }
 
