@@ -10,7 +10,8 @@
 # (14222). HOSTS_LOG=FILE writes to FILE a line per host: its name,
 # requests, and the seconds to its first and last request, then each
 # node's and each host's requests a second in 5 s steps (webserve
-# -hosts-log). A node that fails has the end of its log printed.
+# -hosts-log). LOGS=DIR keeps each node's log (its stderr) in DIR. A
+# node that fails has the end of its log printed.
 #
 #   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]
 #   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2
@@ -59,6 +60,7 @@ echo "nodes=$NODES workers=$W kill=$KILL seconds=$(awk "BEGIN { printf \"%.1f\",
 for i in $(seq 0 $((NODES - 1))); do
 	echo "  n$i requests $(grep -m1 '"requests"' "$tmp/n$i.json" | tr -dc 0-9)"
 done
+[ -z "${LOGS:-}" ] || { mkdir -p "$LOGS" && cp "$tmp"/n*.err "$LOGS"/; }
 for i in "${failed[@]}"; do
 	echo "  n$i failed:"
 	tail -3 "$tmp/n$i.err"
