@@ -95,7 +95,9 @@
 // ([Config.Workers]) and whether it serves longest first
 // ([Status].Longest). The leader, the live node of least name, plans
 // where the partitions should be, every tick (but for 7.5 ticks after a
-// plan it carried out, while its moves settle): it estimates when each
+// plan it carried out, while its moves settle), and at once, within a
+// quarter second, when a node reports that it has run dry (idle: nothing
+// waiting, nothing in flight): it estimates when each
 // node would end (longest first: when its work over its workers is done,
 // or its longest host is; else with its hosts sharing its workers in
 // turn, each host one request at a time), and moves partitions from the

@@ -174,7 +174,9 @@ type Node struct {
 	// seen at their new holders, with their work then (see rebalance).
 	// The background goroutine's.
 	transit  map[int]transit
-	planNext time.Time // when the leader may plan again after a plan carried out
+	planNext time.Time       // when the leader may plan again after a plan carried out
+	leads    bool            // this node was the leader at its last plan (see rebalance)
+	dry      map[string]bool // the nodes that were idle at the last plan or check for one (see newlyDry)
 	closed   atomic.Bool
 	alive    atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
 }
@@ -244,7 +246,7 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	}
 	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
 		subject: "crawl." + cfg.Crawl + ".urls.", handoff: "crawl." + cfg.Crawl + ".handoff.", ready: make(chan struct{}, 1),
-		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, transit: map[int]transit{},
+		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, transit: map[int]transit{}, dry: map[string]bool{},
 		hostWait: map[string]int{}, outSince: map[uint64]time.Time{}}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
@@ -802,6 +804,9 @@ func (n *Node) run() {
 			} else {
 				streak = 0
 			}
+			if streak == 0 && n.leads {
+				n.stealForDry(ctx)
+			}
 			cancel()
 			if streak >= 2 {
 				n.finished.Store(true)
@@ -885,7 +890,22 @@ func (n *Node) balance(ctx context.Context) {
 	// answered): it is tried again even if this node should not hold it
 	// by then, and handed over.
 	n.left = append(n.left, n.takeAll(free, live)...)
-	n.rebalance(ctx, names)
+	n.rebalance(ctx, names, false)
+}
+
+// stealForDry plans at once, between ticks, if a node has run dry since
+// the last plan or check (see newlyDry): a node with nothing left to do
+// gets work as soon as its report says so, not at the leader's next tick,
+// nor after the last plan's moves settle.
+func (n *Node) stealForDry(ctx context.Context) {
+	names, err := n.roster.names(ctx)
+	if err != nil || n.lapsed(time.Now()) {
+		return
+	}
+	if !slices.Contains(names, n.cfg.Node) {
+		names = append(names, n.cfg.Node)
+	}
+	n.rebalance(ctx, names, true)
 }
 
 // movesKey is the key, in the crawl's state bucket, of its moves: the
@@ -954,6 +974,23 @@ type transit struct {
 	until time.Time
 }
 
+// newlyDry reports whether one of the nodes of ms that can take
+// partitions reports itself idle (its frontier empty, nothing in flight;
+// it reports so at once, see setIdle) and did not at the last call, which
+// it remembers.
+func (n *Node) newlyDry(ms []Status) bool {
+	was := n.dry
+	n.dry = map[string]bool{}
+	newly := false
+	for _, m := range ms {
+		if m.Drains && m.Idle {
+			n.dry[m.Node] = true
+			newly = newly || !was[m.Node]
+		}
+	}
+	return newly
+}
+
 // rebalance shares out the work, if this node is the leader: the live
 // node of least name among those whose frontiers can give partitions
 // up. From the backlogs the nodes published with their last heartbeats
@@ -962,14 +999,16 @@ type transit struct {
 // plan ends the crawl sooner by more than a move costs, it records the
 // partitions to move in the crawl's moves (with a compare-and-set); their
 // holders hand them over as to a node that joined. It runs every tick
-// (but for half of settleTicks after a plan carried out), so a node that
-// runs dry is given work within a few ticks of its heartbeat saying so,
-// while its partitions' hosts are not yet the only ones left elsewhere.
+// (but for half of settleTicks after a plan carried out), and at once
+// when a node runs dry (see newlyDry; if dryOnly, only then): a node
+// that runs dry is given work within a check (checkEvery) of its report
+// saying so, while its partitions' hosts are not yet the only ones left
+// elsewhere.
 // A partition moved stays where it went for settleTicks, and every
 // partition counts at the crawl's mean pace unless its own is more than
 // twice or less than half of it, so that the noise of the estimates does
 // not move partitions back and forth.
-func (n *Node) rebalance(ctx context.Context, names []string) {
+func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 	if n.drainer == nil {
 		return
 	}
@@ -977,6 +1016,7 @@ func (n *Node) rebalance(ctx context.Context, names []string) {
 	if err != nil {
 		return
 	}
+	dry := n.newlyDry(ms)
 	var nodes []nodeCap
 	var all []Backlog
 	for _, m := range ms {
@@ -988,13 +1028,18 @@ func (n *Node) rebalance(ctx context.Context, names []string) {
 	if len(nodes) < 2 || slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name < n.cfg.Node }) ||
 		!slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name == n.cfg.Node }) {
 		clear(n.transit) // not the leader
+		n.leads = false
+		return
+	}
+	n.leads = true
+	if dryOnly && !dry {
 		return
 	}
 	if !slices.ContainsFunc(all, func(b Backlog) bool { return b.Pace > 0 }) {
 		return // no request done yet: no pace to count the work in
 	}
 	now := time.Now()
-	if now.Before(n.planNext) {
+	if now.Before(n.planNext) && !dry {
 		return // the last plan's moves settle first
 	}
 	pace := meanPace(all)
