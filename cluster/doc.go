@@ -110,7 +110,8 @@
 // bucket, and each holder hands its partitions over as to a node that
 // joined; a move to a node that is not live is ignored.
 //
-// The crawl is finished when, twice in a row (a quarter second apart), the
+// The crawl is finished when, twice in a row (checked every quarter
+// second, and again 50 ms after a check that finds it so), the
 // stream holds no batch and then every live node reports itself idle; a
 // node reports itself busy before it acknowledges a batch that gave it
 // work, so the two cannot both hold while a link is in flight. Each node

@@ -333,7 +333,8 @@ func (n *Node) Ready() <-chan struct{} { return n.ready }
 
 // Finished reports whether the whole crawl is done. A node with nothing
 // to do sends what it holds, commits, and reports itself idle; the crawl
-// is done when, twice in a row (a quarter second apart), its stream is empty and every live
+// is done when, twice in a row (checked every quarter second, and again
+// 50 ms after a check that finds it so), its stream is empty and every live
 // node idle; or when its budget is spent and nothing is in flight here.
 func (n *Node) Finished() bool {
 	n.takeDrains()

@@ -778,15 +778,20 @@ func (n *Node) beat() {
 	}
 }
 
-// checkEvery is how often a node checks whether the crawl is finished.
-const checkEvery = 250 * time.Millisecond
+// checkEvery is how often a node checks whether the crawl is finished,
+// and confirmAfter how soon it checks again once it seems to be.
+const (
+	checkEvery   = 250 * time.Millisecond
+	confirmAfter = 50 * time.Millisecond
+)
 
 // run is the node's background goroutine for leases, every tick, and the
 // check for the end of the crawl.
 func (n *Node) run() {
 	beat := time.NewTicker(n.tick)
 	defer beat.Stop()
-	check := time.NewTicker(min(n.tick, checkEvery))
+	every := min(n.tick, checkEvery)
+	check := time.NewTicker(every)
 	defer check.Stop()
 	streak := 0
 	for {
@@ -803,6 +808,11 @@ func (n *Node) run() {
 				streak++
 			} else {
 				streak = 0
+			}
+			if streak == 1 {
+				check.Reset(min(every, confirmAfter))
+			} else {
+				check.Reset(every)
 			}
 			if streak == 0 && n.leads {
 				n.stealForDry(ctx)
