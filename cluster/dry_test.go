@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
-	"crawler/internal/natstest"
 	"crawler/store"
 )
 
@@ -21,12 +18,7 @@ import (
 // plan; with newlyDry it moves partitions to c within a check or two.
 func TestStealForDry(t *testing.T) {
 	t.Parallel()
-	s := natstest.Start(t, t.TempDir(), -1)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := startConn(t)
 	st, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)

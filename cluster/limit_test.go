@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"crawler/frontier"
-	"crawler/internal/natstest"
 	"crawler/store"
 )
 
@@ -16,12 +13,7 @@ import (
 // 3 entries out at once, the others the store's PerHost, 1.
 func TestLimitHosts(t *testing.T) {
 	t.Parallel()
-	s := natstest.Start(t, t.TempDir(), -1)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := startConn(t)
 	st, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)

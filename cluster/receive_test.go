@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"crawler/frontier"
-	"crawler/internal/natstest"
 	"crawler/seen"
 )
 
@@ -18,12 +15,7 @@ import (
 // be fetched twice.
 func TestQueuedDeliveredAgain(t *testing.T) {
 	t.Parallel()
-	s := natstest.Start(t, t.TempDir(), -1)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := startConn(t)
 
 	local := &frontier.FIFO{}
 	// The ack wait, and node a's lease, which must not lapse on a loaded
