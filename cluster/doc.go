@@ -95,20 +95,20 @@
 // ([Config.Workers]) and whether it serves longest first
 // ([Status].Longest). The leader, the live node of least name, plans
 // where the partitions should be, every tick (but for 7.5 ticks after a
-// plan it carried out, while its moves settle), and at once, within a
-// quarter second, when a node reports that it has run dry (idle: nothing
-// waiting, nothing in flight): it estimates when each
-// node would end (longest first: when its work over its workers is done,
-// or its longest host is; else with its hosts sharing its workers in
-// turn, each host one request at a time), and moves partitions from the
-// node that would end last while that ends the crawl sooner, or packs
-// them anew, longest first, if that ends it sooner still. A partition
-// moved leaves its hosts unfetched for about three ticks, which the
-// estimate counts; a plan is carried out only if it ends the crawl
-// sooner by more than a tick and a twentieth, and while at least four
-// moves' time is left. The moves are recorded in the crawl's state
-// bucket, and each holder hands its partitions over as to a node that
-// joined; a move to a node that is not live is ignored.
+// plan it carried out, while its moves settle), and, when a node reports
+// that it has run dry (idle: nothing waiting, nothing in flight), within
+// a quarter second, even during that hold (at most once a tick): it
+// estimates when each node would end (longest first: when its work over
+// its workers is done, or its longest host is; else with its hosts
+// sharing its workers in turn, each host one request at a time), and
+// moves partitions from the node that would end last while that ends the
+// crawl sooner, or packs them anew, longest first, if that ends it sooner
+// still. A partition moved leaves its hosts unfetched for about three
+// ticks, which the estimate counts; a plan is carried out only if it ends
+// the crawl sooner by more than a tick and a twentieth, and while at
+// least four moves' time is left. The moves are recorded in the crawl's
+// state bucket, and each holder hands its partitions over as to a node
+// that joined; a move to a node that is not live is ignored.
 //
 // The crawl is finished when, twice in a row (checked every quarter
 // second, and again 50 ms after a check that finds it so), the

@@ -173,12 +173,13 @@ type Node struct {
 	// The partitions this node, as the leader, moved and were not yet
 	// seen at their new holders, with their work then (see rebalance).
 	// The background goroutine's.
-	transit  map[int]transit
-	planNext time.Time       // when the leader may plan again after a plan carried out
-	leads    bool            // this node was the leader at its last plan (see rebalance)
-	dry      map[string]bool // the nodes that were idle at the last plan or check for one (see newlyDry)
-	closed   atomic.Bool
-	alive    atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
+	transit    map[int]transit
+	planNext   time.Time       // when the leader may plan again after a plan carried out
+	leads      bool            // this node was the leader at its last rebalance
+	dry        map[string]bool // the nodes idle when the leader last planned, or found none newly so (see newlyDry)
+	dryPlanned time.Time       // when stealForDry last planned
+	closed     atomic.Bool
+	alive      atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
 }
 
 // Roles of a partition on a node.
@@ -778,15 +779,16 @@ func (n *Node) beat() {
 	}
 }
 
-// checkEvery is how often a node checks whether the crawl is finished,
-// and confirmAfter how soon it checks again once it seems to be.
+// checkEvery is how often a node checks whether the crawl is finished
+// (and, if it leads, whether a node has run dry: see stealForDry), and
+// confirmAfter how soon it checks again once the crawl seems finished.
 const (
 	checkEvery   = 250 * time.Millisecond
 	confirmAfter = 50 * time.Millisecond
 )
 
 // run is the node's background goroutine for leases, every tick, and the
-// check for the end of the crawl.
+// checks for the end of the crawl and for nodes run dry.
 func (n *Node) run() {
 	beat := time.NewTicker(n.tick)
 	defer beat.Stop()
@@ -900,22 +902,7 @@ func (n *Node) balance(ctx context.Context) {
 	// answered): it is tried again even if this node should not hold it
 	// by then, and handed over.
 	n.left = append(n.left, n.takeAll(free, live)...)
-	n.rebalance(ctx, names, false)
-}
-
-// stealForDry plans at once, between ticks, if a node has run dry since
-// the last plan or check (see newlyDry): a node with nothing left to do
-// gets work as soon as its report says so, not at the leader's next tick,
-// nor after the last plan's moves settle.
-func (n *Node) stealForDry(ctx context.Context) {
-	names, err := n.roster.names(ctx)
-	if err != nil || n.lapsed(time.Now()) {
-		return
-	}
-	if !slices.Contains(names, n.cfg.Node) {
-		names = append(names, n.cfg.Node)
-	}
-	n.rebalance(ctx, names, true)
+	n.rebalance(ctx, names)
 }
 
 // movesKey is the key, in the crawl's state bucket, of its moves: the
@@ -984,41 +971,46 @@ type transit struct {
 	until time.Time
 }
 
-// newlyDry reports whether one of the nodes of ms that can take
-// partitions reports itself idle (its frontier empty, nothing in flight;
-// it reports so at once, see setIdle) and did not at the last call, which
-// it remembers.
-func (n *Node) newlyDry(ms []Status) bool {
-	was := n.dry
-	n.dry = map[string]bool{}
-	newly := false
+// newlyDry returns the nodes of ms that can take partitions and report
+// themselves idle (their frontiers empty, nothing in flight; a node
+// reports so at once, see setIdle), and reports whether one of them was
+// not among was, the nodes idle when the leader last planned.
+func newlyDry(was map[string]bool, ms []Status) (dry map[string]bool, newly bool) {
+	dry = map[string]bool{}
 	for _, m := range ms {
 		if m.Drains && m.Idle {
-			n.dry[m.Node] = true
+			dry[m.Node] = true
 			newly = newly || !was[m.Node]
 		}
 	}
-	return newly
+	return dry, newly
+}
+
+// leader reports whether this node leads the nodes of ms: it is the one
+// of least name among those whose frontiers can give partitions up, and
+// there are two or more.
+func (n *Node) leader(ms []Status) bool {
+	least, k := "", 0
+	for _, m := range ms {
+		if m.Drains {
+			k++
+			if least == "" || m.Node < least {
+				least = m.Node
+			}
+		}
+	}
+	return k >= 2 && least == n.cfg.Node
 }
 
 // rebalance shares out the work, if this node is the leader: the live
 // node of least name among those whose frontiers can give partitions
-// up. From the backlogs the nodes published with their last heartbeats
-// (entries waiting × the partition's pace, see Backlog), it plans where
-// each partition should be, longest work first (see assign), and if the
-// plan ends the crawl sooner by more than a move costs, it records the
-// partitions to move in the crawl's moves (with a compare-and-set); their
-// holders hand them over as to a node that joined. It runs every tick
-// (but for half of settleTicks after a plan carried out), and at once
-// when a node runs dry (see newlyDry; if dryOnly, only then): a node
-// that runs dry is given work within a check (checkEvery) of its report
-// saying so, while its partitions' hosts are not yet the only ones left
-// elsewhere.
-// A partition moved stays where it went for settleTicks, and every
-// partition counts at the crawl's mean pace unless its own is more than
-// twice or less than half of it, so that the noise of the estimates does
-// not move partitions back and forth.
-func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
+// up. It plans (see plan) every tick, but for half of settleTicks after a
+// plan carried out, unless a node has run dry meanwhile (see
+// stealForDry). A partition moved stays where it went for settleTicks,
+// and every partition counts at the crawl's mean pace unless its own is
+// more than twice or less than half of it, so that the noise of the
+// estimates does not move partitions back and forth.
+func (n *Node) rebalance(ctx context.Context, names []string) {
 	if n.drainer == nil {
 		return
 	}
@@ -1026,7 +1018,62 @@ func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 	if err != nil {
 		return
 	}
-	dry := n.newlyDry(ms)
+	dry, newly := newlyDry(n.dry, ms)
+	n.leads = n.leader(ms)
+	switch {
+	case !n.leads:
+		clear(n.transit)
+		n.dry = dry
+	case time.Now().Before(n.planNext) && !newly:
+		n.dry = dry // the last plan's moves settle first
+	case n.plan(ctx, names, ms):
+		n.dry = dry
+	}
+}
+
+// stealForDry plans at once, between ticks, if this node leads and a
+// node has run dry since the leader last planned (see newlyDry), even
+// while the last plan's moves settle: a node with nothing left to do has
+// partitions moved to it (if that pays, see plan) within a check
+// (checkEvery) of its report saying so, rather than at the leader's next
+// tick or after the hold. At most once a tick, so that a node that goes
+// idle and busy in turn does not set off a plan at every check.
+func (n *Node) stealForDry(ctx context.Context) {
+	ms, err := n.roster.statuses(ctx)
+	if err != nil {
+		return
+	}
+	dry, newly := newlyDry(n.dry, ms)
+	switch {
+	case !newly:
+		n.dry = dry
+		return
+	case !n.leader(ms) || time.Since(n.dryPlanned) < n.tick:
+		return
+	}
+	names, err := n.roster.names(ctx)
+	if err != nil || n.lapsed(time.Now()) {
+		return
+	}
+	if !slices.Contains(names, n.cfg.Node) {
+		names = append(names, n.cfg.Node)
+	}
+	n.dryPlanned = time.Now()
+	if n.plan(ctx, names, ms) {
+		n.dry = dry
+	}
+}
+
+// plan plans where each partition should be, from the backlogs the
+// nodes of ms published with their last heartbeats (entries waiting ×
+// the partition's pace, see Backlog), longest work first (see assign),
+// and if the plan ends the crawl sooner by more than a move costs, it
+// records the partitions to move in the crawl's moves (with a
+// compare-and-set); their holders hand them over as to a node that
+// joined, in about moveTicks. It reports whether it planned: false if no
+// request is done yet (no pace to count the work in) or the moves could
+// not be recorded.
+func (n *Node) plan(ctx context.Context, names []string, ms []Status) bool {
 	var nodes []nodeCap
 	var all []Backlog
 	for _, m := range ms {
@@ -1035,23 +1082,10 @@ func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 			all = append(all, m.Backlogs...)
 		}
 	}
-	if len(nodes) < 2 || slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name < n.cfg.Node }) ||
-		!slices.ContainsFunc(nodes, func(c nodeCap) bool { return c.name == n.cfg.Node }) {
-		clear(n.transit) // not the leader
-		n.leads = false
-		return
-	}
-	n.leads = true
-	if dryOnly && !dry {
-		return
-	}
 	if !slices.ContainsFunc(all, func(b Backlog) bool { return b.Pace > 0 }) {
-		return // no request done yet: no pace to count the work in
+		return false
 	}
 	now := time.Now()
-	if now.Before(n.planNext) && !dry {
-		return // the last plan's moves settle first
-	}
 	pace := meanPace(all)
 	var parts []partWork
 	listed := map[int]bool{}
@@ -1085,7 +1119,7 @@ func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 	cost := moveTicks * n.tick.Seconds()
 	moves, before, after := assign(nodes, parts, cost)
 	if len(moves) == 0 || !worthMoving(before, after, cost) {
-		return
+		return true
 	}
 	from := map[int]string{}
 	for _, w := range parts {
@@ -1098,7 +1132,7 @@ func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 	})
 	if err != nil {
 		n.log.Warn("cluster: moves", "err", err)
-		return
+		return false
 	}
 	for _, w := range parts {
 		if to, ok := done[w.p]; ok {
@@ -1111,6 +1145,7 @@ func (n *Node) rebalance(ctx context.Context, names []string, dryOnly bool) {
 	}
 	n.planNext = now.Add(settleTicks * n.tick / 2)
 	n.log.Info("cluster: partitions moved", "moves", len(done), "makespan", fmt.Sprintf("%.1fs", before), "planned", fmt.Sprintf("%.1fs", after))
+	return true
 }
 
 // move records in the crawl's moves that each partition of want is to be
