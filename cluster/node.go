@@ -176,7 +176,8 @@ type Node struct {
 	transit    map[int]transit
 	planNext   time.Time       // when the leader may plan again after a plan carried out
 	leads      bool            // this node was the leader at its last rebalance
-	dry        map[string]bool // the nodes idle when the leader last planned, or found none newly so (see newlyDry)
+	idleNodes  map[string]bool // each node's idleness as the leader last read it (see ranDry)
+	dryPending bool            // a node ran dry and the leader has not planned since
 	dryPlanned time.Time       // when stealForDry last planned
 	closed     atomic.Bool
 	alive      atomic.Int64 // UnixNano until which the node may use its leases (see lapsed)
@@ -247,7 +248,7 @@ func Join(ctx context.Context, cfg Config, local frontier.Frontier) (*Node, erro
 	}
 	n := &Node{cfg: cfg, local: local, log: cfg.Logger, tick: cfg.Lease / 5, boot: nuid.Next(),
 		subject: "crawl." + cfg.Crawl + ".urls.", handoff: "crawl." + cfg.Crawl + ".handoff.", ready: make(chan struct{}, 1),
-		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, transit: map[int]transit{}, dry: map[string]bool{},
+		drains: map[int]chan int{}, held: map[int]*lease{}, moves: map[int]string{}, transit: map[int]transit{}, idleNodes: map[string]bool{},
 		hostWait: map[string]int{}, outSince: map[uint64]time.Time{}}
 	n.commit, _ = local.(frontier.Committer)
 	n.keeper, _ = local.(frontier.Keeper)
@@ -971,19 +972,24 @@ type transit struct {
 	until time.Time
 }
 
-// newlyDry returns the nodes of ms that can take partitions and report
+// ranDry reads in ms which of the nodes that can take partitions report
 // themselves idle (their frontiers empty, nothing in flight; a node
-// reports so at once, see setIdle), and reports whether one of them was
-// not among was, the nodes idle when the leader last planned.
-func newlyDry(was map[string]bool, ms []Status) (dry map[string]bool, newly bool) {
-	dry = map[string]bool{}
+// reports so at once, see setIdle), and reports whether one has run dry
+// since the leader last planned: it reported itself busy at the last
+// read and idle now (a node idle since the leader first saw it, at the
+// crawl's start, has not run dry).
+func (n *Node) ranDry(ms []Status) bool {
+	idle := make(map[string]bool, len(ms))
 	for _, m := range ms {
-		if m.Drains && m.Idle {
-			dry[m.Node] = true
-			newly = newly || !was[m.Node]
+		if m.Drains {
+			idle[m.Node] = m.Idle
+			if was, seen := n.idleNodes[m.Node]; m.Idle && seen && !was {
+				n.dryPending = true
+			}
 		}
 	}
-	return dry, newly
+	n.idleNodes = idle
+	return n.dryPending
 }
 
 // leader reports whether this node leads the nodes of ms: it is the one
@@ -1018,21 +1024,21 @@ func (n *Node) rebalance(ctx context.Context, names []string) {
 	if err != nil {
 		return
 	}
-	dry, newly := newlyDry(n.dry, ms)
+	dry := n.ranDry(ms)
 	n.leads = n.leader(ms)
 	switch {
 	case !n.leads:
 		clear(n.transit)
-		n.dry = dry
-	case time.Now().Before(n.planNext) && !newly:
-		n.dry = dry // the last plan's moves settle first
+		n.dryPending = false
+	case time.Now().Before(n.planNext) && !dry:
+		// the last plan's moves settle first
 	case n.plan(ctx, names, ms):
-		n.dry = dry
+		n.dryPending = false
 	}
 }
 
 // stealForDry plans at once, between ticks, if this node leads and a
-// node has run dry since the leader last planned (see newlyDry), even
+// node has run dry since the leader last planned (see ranDry), even
 // while the last plan's moves settle: a node with nothing left to do has
 // partitions moved to it (if that pays, see plan) within a check
 // (checkEvery) of its report saying so, rather than at the leader's next
@@ -1043,12 +1049,7 @@ func (n *Node) stealForDry(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	dry, newly := newlyDry(n.dry, ms)
-	switch {
-	case !newly:
-		n.dry = dry
-		return
-	case !n.leader(ms) || time.Since(n.dryPlanned) < n.tick:
+	if !n.ranDry(ms) || !n.leader(ms) || time.Since(n.dryPlanned) < n.tick {
 		return
 	}
 	names, err := n.roster.names(ctx)
@@ -1060,7 +1061,7 @@ func (n *Node) stealForDry(ctx context.Context) {
 	}
 	n.dryPlanned = time.Now()
 	if n.plan(ctx, names, ms) {
-		n.dry = dry
+		n.dryPending = false
 	}
 }
 
