@@ -272,10 +272,13 @@ func (r *Reader) isEntry(local string) bool {
 	return r.depth == 2
 }
 
-// fields are the texts of an entry's fields, as read.
+// fields are the texts of an entry's fields, as read, and a feed's
+// dates, parsed as read (updated and published only receive their
+// texts).
 type fields struct {
 	loc, lastmod, changefreq, priority string // a urlset's or an index's
 	link, about, updated, published    string // a feed's
+	updatedAt, publishedAt             time.Time
 }
 
 // field returns where the text of t, a field of an entry of a file of
@@ -319,9 +322,13 @@ func (f *fields) set(field *string, v string) {
 	switch field {
 	case &f.link:
 		*field = cmp.Or(*field, v)
-	case &f.updated, &f.published:
-		if *field == "" && !parseDate(v).IsZero() {
-			*field = v
+	case &f.updated:
+		if f.updatedAt.IsZero() {
+			f.updatedAt = parseDate(v)
+		}
+	case &f.published:
+		if f.publishedAt.IsZero() {
+			f.publishedAt = parseDate(v)
 		}
 	default:
 		*field = v
@@ -332,7 +339,7 @@ func (f *fields) set(field *string, v string) {
 // k: one with an empty Loc if f has none.
 func (f *fields) entry(k Kind) Entry {
 	if k == Feed {
-		return Entry{Loc: cmp.Or(f.about, f.link), LastMod: parseDate(cmp.Or(f.updated, f.published)), Priority: DefaultPriority}
+		return Entry{Loc: cmp.Or(f.about, f.link), LastMod: cmp.Or(f.updatedAt, f.publishedAt), Priority: DefaultPriority}
 	}
 	return Entry{Loc: f.loc, LastMod: ParseLastMod(f.lastmod), ChangeFreq: changeFreq(f.changefreq), Priority: parsePriority(f.priority)}
 }
