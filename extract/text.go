@@ -1,13 +1,14 @@
 package extract
 
 import (
-	"crawler/internal/htmlattr"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"crawler/internal/htmlattr"
 )
 
 // text returns the visible text of the tree under root: text nodes, white
