@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"crawler/store"
 )
 
 // A node that runs dry has partitions moved to it at once, not once the
@@ -24,11 +22,7 @@ func TestStealForDry(t *testing.T) {
 	}
 	t.Parallel()
 	nc := startConn(t)
-	st, err := store.Open(t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	const lease = 30 * time.Second // a tick of 6 s
 	tick := lease / 5
 	names := []string{"a", "b", "c"}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"crawler/frontier"
-	"crawler/store"
 )
 
 // A node gives LimitHosts to its local frontier: a host limited to 3 has
@@ -14,11 +13,7 @@ import (
 func TestLimitHosts(t *testing.T) {
 	t.Parallel()
 	nc := startConn(t)
-	st, err := store.Open(t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	n, err := Join(t.Context(), Config{Conn: nc, Node: "a"}, st.Frontier())
 	if err != nil {
 		t.Fatal(err)
