@@ -863,9 +863,7 @@ func (n *Node) balance(ctx context.Context) {
 		return
 	}
 	live := slices.Clone(names)
-	if !slices.Contains(names, n.cfg.Node) {
-		names = append(names, n.cfg.Node)
-	}
+	names = n.withSelf(names)
 	n.unstick(ctx)
 	n.readMoves(ctx)
 	// The leases left at a lapse, or not taken for an error, may name
@@ -904,6 +902,16 @@ func (n *Node) balance(ctx context.Context) {
 	// by then, and handed over.
 	n.left = append(n.left, n.takeAll(free, live)...)
 	n.rebalance(ctx, names)
+}
+
+// withSelf returns names, the crawl's nodes as the roster lists them,
+// with this node among them: a node shares out partitions among those
+// and itself, even while its own heartbeat is not (or no longer) listed.
+func (n *Node) withSelf(names []string) []string {
+	if !slices.Contains(names, n.cfg.Node) {
+		names = append(names, n.cfg.Node)
+	}
+	return names
 }
 
 // movesKey is the key, in the crawl's state bucket, of its moves: the
@@ -1056,11 +1064,8 @@ func (n *Node) stealForDry(ctx context.Context) {
 	if err != nil || n.lapsed(time.Now()) {
 		return
 	}
-	if !slices.Contains(names, n.cfg.Node) {
-		names = append(names, n.cfg.Node)
-	}
 	n.dryPlanned = time.Now()
-	if n.plan(ctx, names, ms) {
+	if n.plan(ctx, n.withSelf(names), ms) {
 		n.dryPending = false
 	}
 }
