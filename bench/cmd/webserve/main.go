@@ -30,7 +30,7 @@ func main() {
 		"with one keeps the crawler from its /private/ pages (at 100 pages a host: 853 to 1,088 URLs, not 553 to 1,023)")
 	hostsLog := flag.String("hosts-log", "", "on exit, write to this file a line per host: its name, requests, and the seconds "+
 		"from the first request of the web to the host's first and last, and the User-Agents that asked; then each "+
-		"User-Agent's and each host's requests a second in each 5 s")
+		"User-Agent's and each host's requests a second in each 5 s, and each host's milliseconds from an answer to its next request")
 	flag.Parse()
 	cfg := crawlertest.Config{Seed: *seed, Hosts: *hosts, PagesPerHost: *pages, PageBytes: 4096, Latency: *latency,
 		Log: *hostsLog != ""}
@@ -62,7 +62,9 @@ func main() {
 // requests, and the seconds from the log's first request to the host's
 // first start and last end, ordered by the last end; then comment lines
 // of each User-Agent's requests a second in each 5 s, and each host's, to
-// see how a host's pace went (one starved at the start, or at the end).
+// see how a host's pace went (one starved at the start, or at the end),
+// and of each host's turnarounds (median, 90th percentile and sum): the
+// time it waited for the crawler between its requests.
 func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 	if len(log) == 0 {
 		return nil
@@ -113,7 +115,47 @@ func writeHostsLog(file string, log []crawlertest.LoggedRequest) error {
 		}
 		b.WriteString("\n")
 	}
+	gaps := turnarounds(log)
+	for _, h := range names {
+		if g := gaps[h]; len(g) > 0 {
+			slices.Sort(g)
+			fmt.Fprintf(&b, "# %s ms from an answer to the next request: median %.2f, 90th percentile %.2f, in all %.0f\n",
+				h, ms(g[len(g)/2]), ms(g[len(g)*9/10]), ms(sum(g)))
+		}
+	}
 	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// turnarounds returns, by host, the times from the end of each of its
+// requests to the start of the next that began after it: at one request
+// in flight a host, the crawler's turnaround between two requests of a
+// host (its own work, and its wait for a worker), which the answers'
+// latency does not count.
+func turnarounds(log []crawlertest.LoggedRequest) map[string][]time.Duration {
+	byHost := map[string][]crawlertest.LoggedRequest{}
+	for _, r := range log {
+		byHost[r.Host] = append(byHost[r.Host], r)
+	}
+	gaps := map[string][]time.Duration{}
+	for h, rs := range byHost {
+		slices.SortFunc(rs, func(a, b crawlertest.LoggedRequest) int { return a.Start.Compare(b.Start) })
+		for i := 1; i < len(rs); i++ {
+			if d := rs[i].Start.Sub(rs[i-1].End); d >= 0 {
+				gaps[h] = append(gaps[h], d)
+			}
+		}
+	}
+	return gaps
+}
+
+func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
 }
 
 // perFive counts the requests of log by key, in each 5 s from t0.
