@@ -273,8 +273,9 @@ func (r *Reader) isEntry(local string) bool {
 }
 
 // fields are the texts of an entry's fields, as read, and a feed's
-// dates, parsed as read (updated and published only receive their
-// texts).
+// dates, parsed as read: updated and published hold no text, they are
+// only where field sends a date's, which set parses into updatedAt and
+// publishedAt.
 type fields struct {
 	loc, lastmod, changefreq, priority string // a urlset's or an index's
 	link, about, updated, published    string // a feed's
