@@ -659,20 +659,29 @@ func (n *Node) leave() error {
 	if _, err := n.roster.reports.kv.Put(ctx, reportKey(n.cfg.Node, n.boot), b); err != nil {
 		return fmt.Errorf("cluster: last report of node %q: %w", n.cfg.Node, err)
 	}
-	e, err := n.roster.kv.Get(ctx, n.cfg.Node)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil // expired
-	} else if err != nil {
-		return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
-	}
-	var last Status
-	if json.Unmarshal(e.Value(), &last) == nil && last.Boot != n.boot {
+	// A heartbeat of this process that lands between the Get and the
+	// Delete (a report whose request Close cut short, applied by the
+	// server all the same) changes the revision: read it again.
+	for tries := 1; ; tries++ {
+		e, err := n.roster.kv.Get(ctx, n.cfg.Node)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return nil // expired
+		} else if err != nil {
+			return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
+		}
+		var last Status
+		if json.Unmarshal(e.Value(), &last) == nil && last.Boot != n.boot {
+			return nil
+		}
+		err = n.roster.kv.Delete(ctx, n.cfg.Node, jetstream.LastRevision(e.Revision()))
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) && tries < 3 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
+		}
 		return nil
 	}
-	if err := n.roster.kv.Delete(ctx, n.cfg.Node, jetstream.LastRevision(e.Revision())); err != nil {
-		return fmt.Errorf("cluster: heartbeat of node %q: %w", n.cfg.Node, err)
-	}
-	return nil
 }
 
 // setIdle reports a change of idleness at once: a node busy again says so
