@@ -51,16 +51,6 @@ func (b *bitWriter) write(v uint64, n uint) {
 
 func (b *bitWriter) code(c huffCode) { b.write(uint64(c.code), uint(c.len)) }
 
-// flush writes the bits left, the last byte padded with zeros.
-func (b *bitWriter) flush() []byte {
-	for b.nbits > 0 {
-		b.out = append(b.out, byte(b.acc))
-		b.acc >>= 8
-		b.nbits -= min(b.nbits, 8)
-	}
-	return b.out
-}
-
 // huffCode is a Huffman code, its bits reversed to be written least
 // significant first.
 type huffCode struct {
@@ -76,58 +66,111 @@ type codeTable struct {
 }
 
 // appendSmall appends to dst the deflate stream of in (at most
-// maxSmallInput bytes): one final block of the codes of smallTable.
+// maxSmallInput bytes): one final block of the codes of smallTable. Its
+// matcher is greedy, like deflate's fastest level: a hash of 4 bytes
+// finds the last position that began with them.
 func (d *smallDeflater) appendSmall(dst, in []byte) []byte {
-	t := smallTable()
-	b := t.header
-	b.out = append(dst, b.out...)
-	d.tokens(in, func(lit []byte, n, dist int) {
-		for _, c := range lit {
-			b.code(t.lit[c])
-		}
-		if n > 0 {
-			lc := lengthCode[n]
-			b.code(t.lit[257+int(lc)])
-			if e := lengthExtra[lc]; e > 0 {
-				b.write(uint64(n-int(lengthBase[lc])), uint(e))
-			}
-			dc := distCode(dist)
-			b.code(t.dist[dc])
-			if e := distExtra[dc]; e > 0 {
-				b.write(uint64(dist-int(distBase[dc])), uint(e))
-			}
-		}
-	})
-	b.code(t.lit[256]) // end of block
-	return b.flush()
+	return d.deflate(dst, in, smallTable(), nil)
 }
 
-// tokens splits in into literals and matches, greedily, and calls emit
-// with each run of literals and the match after it (n 0 at the end).
-func (d *smallDeflater) tokens(in []byte, emit func(lit []byte, n, dist int)) {
+// deflate appends to dst the deflate stream of in in codes t, and counts
+// the symbols it writes in counts (literals, end and lengths, then
+// distances) if it is not nil.
+func (d *smallDeflater) deflate(dst, in []byte, t *codeTable, counts *[286 + 30]int) []byte {
+	// At most 15 bits a literal, 48 a match (of 4 bytes or more), and
+	// 8 bytes of room for a write past the end.
+	n := len(dst)
+	dst = slices.Grow(dst, len(t.header.out)+2*len(in)+32)
+	buf := dst[:cap(dst)]
+	pos := n + copy(buf[n:], t.header.out)
+	acc, nbits := t.header.acc, t.header.nbits
+	lit := &t.lit
 	clear(d.table[:])
-	lit := 0 // the first byte not yet emitted
-	for i := 0; i+minMatch <= len(in); {
-		v := binary.LittleEndian.Uint32(in[i:])
-		h := smallHash(v)
-		cand := int(d.table[h]) - 1
-		d.table[h] = uint16(i + 1)
-		if cand < 0 || binary.LittleEndian.Uint32(in[cand:]) != v {
-			i++
-			continue
+	emitted := 0 // the first byte not yet written
+	for i := 0; ; {
+		// Find the next match, m bytes at cand, or none (m 0).
+		m, cand := 0, 0
+		for ; i+minMatch <= len(in); i++ {
+			v := binary.LittleEndian.Uint32(in[i:])
+			h := smallHash(v)
+			cand = int(d.table[h]) - 1
+			d.table[h] = uint16(i + 1)
+			if cand >= 0 && binary.LittleEndian.Uint32(in[cand:]) == v {
+				m = minMatch + matchLen(in[i+minMatch:min(len(in), i+maxMatch)], in[cand+minMatch:])
+				break
+			}
 		}
-		n := minMatch
-		for limit := min(len(in)-i, maxMatch); n < limit && in[cand+n] == in[i+n]; n++ {
+		if m == 0 {
+			i = len(in)
 		}
-		emit(in[lit:i], n, i-cand)
+		for _, c := range in[emitted:i] { // the literals before it
+			if counts != nil {
+				counts[c]++
+			}
+			h := lit[c]
+			acc |= uint64(h.code) << (nbits & 63)
+			nbits += uint(h.len)
+			if nbits >= 48 {
+				binary.LittleEndian.PutUint64(buf[pos:], acc)
+				pos += 6
+				acc >>= 48
+				nbits -= 48
+			}
+		}
+		if m == 0 {
+			break
+		}
+		// A match takes at most 48 bits: write acc down to 7 bits first.
+		binary.LittleEndian.PutUint64(buf[pos:], acc)
+		k := nbits >> 3
+		pos += int(k)
+		acc >>= (k << 3) & 63
+		nbits &= 7
+		lc := lengthCode[m]
+		dist := i - cand
+		dc := distCode(dist)
+		if counts != nil {
+			counts[257+int(lc)]++
+			counts[286+dc]++
+		}
+		c := lit[257+int(lc)]
+		acc |= (uint64(c.code) | uint64(m-int(lengthBase[lc]))<<(c.len&63)) << (nbits & 63)
+		nbits += uint(c.len) + uint(lengthExtra[lc])
+		c = t.dist[dc]
+		acc |= (uint64(c.code) | uint64(dist-int(distBase[dc]))<<(c.len&63)) << (nbits & 63)
+		nbits += uint(c.len) + uint(distExtra[dc])
+		if nbits >= 48 {
+			binary.LittleEndian.PutUint64(buf[pos:], acc)
+			pos += 6
+			acc >>= 48
+			nbits -= 48
+		}
 		// Index the match's last position, so that a run goes on.
-		if end := i + n - 1; end+minMatch <= len(in) {
+		if end := i + m - 1; end+minMatch <= len(in) {
 			d.table[smallHash(binary.LittleEndian.Uint32(in[end:]))] = uint16(end + 1)
 		}
-		i += n
-		lit = i
+		i += m
+		emitted = i
 	}
-	emit(in[lit:], 0, 0)
+	c := lit[256] // end of block
+	acc |= uint64(c.code) << (nbits & 63)
+	nbits += uint(c.len)
+	binary.LittleEndian.PutUint64(buf[pos:], acc) // under 64 bits
+	return dst[:pos+int(nbits+7)>>3]
+}
+
+// matchLen returns how many bytes a and b share at their start; b is at
+// least as long as a.
+func matchLen(a, b []byte) int {
+	n := 0
+	for ; n+8 <= len(a); n += 8 {
+		if x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:]); x != 0 {
+			return n + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; n < len(a) && a[n] == b[n]; n++ {
+	}
+	return n
 }
 
 func smallHash(v uint32) uint32 { return (v * 0x9e3779b1) >> (32 - smallHashBits) }
@@ -167,18 +210,18 @@ var (
 // smallTable returns the codes of appendSmall, made at its first call
 // from the symbols of smallSample and never changed after.
 var smallTable = sync.OnceValue(func() *codeTable {
-	var litFreq [286]int
-	var distFreq [30]int
+	// Count the symbols of the sample in codes whose bits do not matter.
+	var counting codeTable
+	for i := range counting.lit {
+		counting.lit[i].len = 9
+	}
+	for i := range counting.dist {
+		counting.dist[i].len = 9
+	}
+	var counts [286 + 30]int
 	var d smallDeflater
-	d.tokens([]byte(smallSample), func(lit []byte, n, dist int) {
-		for _, c := range lit {
-			litFreq[c]++
-		}
-		if n > 0 {
-			litFreq[257+int(lengthCode[n])]++
-			distFreq[distCode(dist)]++
-		}
-	})
+	d.deflate(nil, []byte(smallSample), &counting, &counts)
+	litFreq, distFreq := counts[:286], counts[286:]
 	// Every symbol gets a code, the ones the sample lacks a long one.
 	for i := range litFreq {
 		litFreq[i] = 4*litFreq[i] + 1

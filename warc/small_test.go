@@ -73,3 +73,24 @@ func FuzzAppendSmall(f *testing.F) {
 		checkSmall(t, in)
 	})
 }
+
+// BenchmarkAppendSmall deflates the records of a redirect's exchange
+// (smallSample's request and response), as the Writer does each small
+// record, and reports the bytes of the stream.
+func BenchmarkAppendSmall(b *testing.B) {
+	i := strings.Index(smallSample, "\r\n\r\n\r\n\r\n") + 8
+	for _, c := range []struct{ name, in string }{
+		{"record=request", smallSample[:i]},
+		{"record=response", smallSample[i:]},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var d smallDeflater
+			var out []byte
+			b.SetBytes(int64(len(c.in)))
+			for b.Loop() {
+				out = d.appendSmall(out[:0], []byte(c.in))
+			}
+			b.ReportMetric(float64(len(out)), "out-B/op")
+		})
+	}
+}
