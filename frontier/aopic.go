@@ -432,6 +432,24 @@ func (a *AOPIC) Hold(host string, until time.Time) {
 	a.schedule(h)
 }
 
+// Wake makes host's entries ready from at, if its ready time is later;
+// see [Waker]. Cost: O(log h).
+func (a *AOPIC) Wake(host string, at time.Time) {
+	hi, ok := a.byName[host]
+	if !ok {
+		return
+	}
+	h := a.hosts[hi]
+	if !h.readyAt.After(at) {
+		return
+	}
+	if h.heap == &a.waiting {
+		a.hostRemove(h.heap, h)
+	}
+	h.readyAt = at
+	a.schedule(h)
+}
+
 // Len reports the number of URLs waiting. Cost: O(1).
 func (a *AOPIC) Len() int { return a.n }
 

@@ -13,6 +13,9 @@ var (
 	_ frontier.HostLimiter = (*frontier.FIFO)(nil)
 	_ frontier.HostLimiter = (*frontier.Priority)(nil)
 	_ frontier.HostLimiter = (*frontier.AOPIC)(nil)
+	_ frontier.Waker       = (*frontier.FIFO)(nil)
+	_ frontier.Waker       = (*frontier.Priority)(nil)
+	_ frontier.Waker       = (*frontier.AOPIC)(nil)
 )
 
 func TestConformanceFIFO(t *testing.T) {

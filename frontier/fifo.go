@@ -209,6 +209,20 @@ func (f *FIFO) schedule(h *hostQueue) {
 	f.waiting.push(h)
 }
 
+// Wake makes host's entries ready from at, if its ready time is later;
+// see [Waker]. Cost: O(log h).
+func (f *FIFO) Wake(host string, at time.Time) {
+	h := f.hosts[host]
+	if h == nil || !h.readyAt.After(at) {
+		return
+	}
+	h.readyAt = at
+	if h.heap == &f.waiting {
+		f.waiting.remove(h)
+		f.schedule(h)
+	}
+}
+
 // LimitHosts sets the function that gives a host's limit of entries out
 // at once in place of PerHost; see [HostLimiter]. Hosts met already take
 // theirs at once. Cost: O(h log h) for h hosts met.

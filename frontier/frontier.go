@@ -121,6 +121,16 @@ type Expediter interface {
 	Expedite(e Entry)
 }
 
+// Waker is a Frontier that can make a host's waiting entries ready
+// sooner than its politeness said: the crawler wakes a host the operator
+// retired (Crawler.RetireHost), whose entries then end at once, unfetched,
+// rather than after the host's delay or backoff.
+type Waker interface {
+	// Wake makes host's entries ready from at, if its ready time is later;
+	// an unknown host, or one ready by then, is left as it is.
+	Wake(host string, at time.Time)
+}
+
 // HostLimiter is a Frontier whose limit of entries of one host handed out
 // at once can differ by host: the crawler gives it the per_host of the
 // sites a crawl's rules set (package sites).

@@ -243,6 +243,19 @@ func (f *Priority) schedule(h *priorityHost) {
 	}
 }
 
+// Wake makes host's entries ready from at, if its ready time is later;
+// see [Waker]. Cost: O(log h).
+func (f *Priority) Wake(host string, at time.Time) {
+	h := f.hosts[host]
+	if h == nil || !h.readyAt.After(at) {
+		return
+	}
+	h.readyAt = at
+	if h.heap == &f.waiting {
+		heap.Fix(&f.waiting, h.index)
+	}
+}
+
 // LimitHosts sets the function that gives a host's limit of entries out
 // at once in place of PerHost; see [HostLimiter]. Hosts met already take
 // theirs at once. Cost: O(h log h) for h hosts met.

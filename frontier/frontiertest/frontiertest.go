@@ -14,7 +14,8 @@
 // or waiting host never keeps a ready host's entries from being handed
 // out. The frontiers under test must allow one entry in flight per host.
 // The order among ready hosts is the frontier's own, and is not checked.
-// A [frontier.HostLimiter] must also give each host its own limit.
+// A [frontier.HostLimiter] must also give each host its own limit, and a
+// [frontier.Waker] make a host ready sooner, never later.
 package frontiertest
 
 import (
@@ -37,6 +38,7 @@ func Run(t *testing.T, newFrontier func() frontier.Frontier) {
 	t.Run("ReadyAt", func(t *testing.T) { testReadyAt(t, newFrontier()) })
 	t.Run("NoHeadOfLineBlocking", func(t *testing.T) { testNoHeadOfLineBlocking(t, newFrontier()) })
 	t.Run("LimitHosts", func(t *testing.T) { testLimitHosts(t, newFrontier()) })
+	t.Run("Wake", func(t *testing.T) { testWake(t, newFrontier()) })
 	t.Run("Random", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for range 50 {
@@ -156,6 +158,47 @@ func testReadyAt(t *testing.T, f frontier.Frontier) {
 	c.now = later
 	if _, ok, _ := c.next(); !ok {
 		t.Fatal("Next when the host is ready handed out nothing")
+	}
+	c.drain()
+}
+
+func testWake(t *testing.T, f frontier.Frontier) {
+	w, ok := f.(frontier.Waker)
+	if !ok {
+		t.Skip("not a frontier.Waker")
+	}
+	c := newChecker(t, f)
+	for _, arg := range []int{0, 5, 1, 6} { // two entries on h0, two on h1
+		c.push(arg)
+	}
+	// One entry of each host out, then h0 waits an hour, h1 two.
+	for range 2 {
+		if _, ok, _ := c.next(); !ok {
+			t.Fatal("Next handed out nothing")
+		}
+	}
+	for _, e := range c.out {
+		wait := time.Hour
+		if e.Host == "h1.example" {
+			wait = 2 * time.Hour
+		}
+		c.complete(e, frontier.Result{Next: c.now.Add(wait)})
+	}
+	c.out = c.out[:0]
+	wake := func(host string, at time.Time) {
+		w.Wake(host, at)
+		if c.readyAt[host].After(at) {
+			c.readyAt[host] = at
+		}
+	}
+	wake("h2.example", c.now)                  // a host it has not met
+	wake("h1.example", c.now.Add(3*time.Hour)) // later than its ready time
+	c.next()                                   // checks the wake time: h0's, an hour on
+	wake("h1.example", c.now.Add(time.Minute))
+	c.next() // checks the wake time: h1's now, a minute on
+	wake("h1.example", c.now)
+	if e, ok, _ := c.next(); !ok || e.Host != "h1.example" {
+		t.Fatalf("Next after Wake(h1, now) = %s, %v; want an entry of h1", e.URL, ok)
 	}
 	c.drain()
 }
