@@ -166,6 +166,15 @@ func (n *Node) LimitHosts(limit func(host string) int) {
 	}
 }
 
+// Wake gives the wake-up to the local frontier, if it is a
+// [frontier.Waker] (store.Frontier is one): a host of a partition held
+// here is ready from at, if it was to be later.
+func (n *Node) Wake(host string, at time.Time) {
+	if w, ok := n.local.(frontier.Waker); ok {
+		w.Wake(host, at)
+	}
+}
+
 // Forward takes e if its partition is not held here, to send it to the
 // partition's stream.
 func (n *Node) Forward(e frontier.Entry) bool {

@@ -99,6 +99,13 @@ func (f *AOPIC) Push(e frontier.Entry) {
 	f.a.Push(e)
 }
 
+// Wake makes host's entries ready from at, if its ready time is later;
+// see [frontier.Waker]. It writes nothing, as [Frontier.Wake].
+func (f *AOPIC) Wake(host string, at time.Time) {
+	f.s.wake(host, at)
+	f.a.Wake(host, at)
+}
+
 // Next hands out the entry the AOPIC ranks first among the hosts ready at
 // now. It writes nothing.
 func (f *AOPIC) Next(now time.Time) (frontier.Entry, bool, time.Time) { return f.a.Next(now) }

@@ -8,6 +8,11 @@ import (
 	"crawler/store/storetest"
 )
 
+var (
+	_ frontier.Waker = (*store.Frontier)(nil)
+	_ frontier.Waker = (*store.AOPIC)(nil)
+)
+
 // The store keeps the contract of every durable store, on the operating
 // system's file system. A small Bloom filter and cache keep the many
 // stores the suite opens light.

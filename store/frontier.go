@@ -103,6 +103,28 @@ func (s *Store) advance(h *hostQueue, next time.Time, wait time.Duration) bool {
 	return true
 }
 
+// Wake makes host's entries ready from at, if its ready time is later;
+// see [frontier.Waker]. It writes nothing: a crawl resumed has the host's
+// ready time that its politeness set.
+func (f *Frontier) Wake(host string, at time.Time) {
+	s := (*Store)(f)
+	if h := s.wake(host, at); h != nil && h.heap == &s.waiting {
+		s.waiting.remove(h)
+		s.schedule(h)
+	}
+}
+
+// wake moves the ready time of host, if it knows it, back to at if that
+// is sooner, in memory, and returns the host if it did.
+func (s *Store) wake(host string, at time.Time) *hostQueue {
+	h := s.hosts[host]
+	if h == nil || !h.readyAt.After(at) {
+		return nil
+	}
+	h.readyAt = at
+	return h
+}
+
 // Next hands out the oldest entry among the hosts ready at now. It writes
 // nothing: an entry handed out stays on disk until Done.
 func (f *Frontier) Next(now time.Time) (frontier.Entry, bool, time.Time) {
