@@ -28,7 +28,9 @@ func (c *Crawler) Paused() bool {
 
 // RetireHost gives up on host (host[:port]) for the rest of the current
 // Run, as Pacing does after MaxFailures failures: its waiting URLs reach
-// the Handler with politeness.ErrHostRetired, unfetched. It reports
+// the Handler with politeness.ErrHostRetired, unfetched, at once if the
+// host waits for its delay or a backoff and the Frontier is a
+// frontier.Waker (this module's are), else when the wait ends. It reports
 // whether this call retired it; ErrNotRunning outside Run. Safe to call
 // from any goroutine.
 func (c *Crawler) RetireHost(host, reason string) (bool, error) {

@@ -158,6 +158,46 @@ func TestRetireHost(t *testing.T) {
 	}
 }
 
+// A host retired while it waits for its Crawl-delay (ten minutes, from
+// its robots.txt fetch) ends its URLs at once: the Run does not wait.
+func TestRetireHostWaiting(t *testing.T) {
+	t.Parallel()
+	slow := newPacedServer(t, 4, 0, "User-agent: *\nCrawl-delay: 600\n")
+	other := newPacedServer(t, 0, 0, "")
+	var pages collect
+	c := fast(&pages)
+	c.Pacing.MaxCrawlDelay = time.Hour
+	host := strings.TrimPrefix(slow.URL, "http://")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, slow.URL+"/", other.URL+"/") }()
+	waitFor(t, "the slow host's robots.txt", func() bool {
+		for _, h := range c.HostStats() {
+			if h.Host == host && h.RobotsRequests == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	start := time.Now()
+	if ok, err := c.RetireHost(host, "too slow"); !ok || err != nil {
+		t.Fatalf("RetireHost = %v, %v; want true, nil", ok, err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Run ended %v after the host was retired, want at once", took)
+	}
+	if p := pages.page(slow.URL + "/"); p == nil || !errors.Is(p.Err, politeness.ErrHostRetired) {
+		t.Errorf("the seed's page: %+v, want ErrHostRetired", p)
+	}
+	if len(slow.starts) != 0 {
+		t.Errorf("%d page requests to the retired host, want none", len(slow.starts))
+	}
+}
+
 func TestOperatorFigures(t *testing.T) {
 	pages := chainPages(20)
 	pages["/0"] = html("/1", "/0/x", "/0/y", "/fails")

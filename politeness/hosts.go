@@ -96,6 +96,10 @@ type Hosts struct {
 	mu    sync.Mutex
 	hosts map[string]*hostEntry                   // nil until the first host
 	delay func(host string) (time.Duration, bool) // see DelayHosts; nil: Pacing.Delay for every host
+	// retiredNow holds the hosts Retire retired that TakeRetiring has not
+	// returned yet; retiring receives when it has some (see Retiring).
+	retiredNow []string
+	retiring   chan struct{}
 	// cookies counts the cookies held per host, for Snapshot (see
 	// CountCookies); nil: none counted.
 	cookies atomic.Pointer[func(host string) int]
@@ -242,7 +246,8 @@ func (t *Hosts) End(host string) {
 
 // Retire gives up on host for the reason given, unless it is retired
 // already, and reports whether it did. From then on Begin returns, for the
-// host, an error wrapping ErrHostRetired that names the host and reason.
+// host, an error wrapping ErrHostRetired that names the host and reason;
+// Retiring and TakeRetiring tell of it.
 func (t *Hosts) Retire(host, reason string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -252,7 +257,37 @@ func (t *Hosts) Retire(host, reason string) bool {
 	}
 	h.pace.Retired = reason
 	h.retired = retiredError(host, reason)
+	t.retiredNow = append(t.retiredNow, host)
+	select {
+	case t.retiringLocked() <- struct{}{}:
+	default: // a receive is due already
+	}
 	return true
+}
+
+// Retiring returns a channel that receives when Retire has retired hosts
+// that TakeRetiring has not returned: a crawler whose host waits for its delay
+// or a backoff wakes it (frontier.Waker), so that its URLs end at once.
+func (t *Hosts) Retiring() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.retiringLocked()
+}
+
+func (t *Hosts) retiringLocked() chan struct{} {
+	if t.retiring == nil {
+		t.retiring = make(chan struct{}, 1)
+	}
+	return t.retiring
+}
+
+// TakeRetiring returns the hosts Retire retired since its last call.
+func (t *Hosts) TakeRetiring() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	hosts := t.retiredNow
+	t.retiredNow = nil
+	return hosts
 }
 
 // retiredError is the error, wrapping ErrHostRetired, that the pages of

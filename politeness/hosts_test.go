@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +125,39 @@ func TestHostsRetire(t *testing.T) {
 	}
 	if err := h.Begin("b.test"); err != nil {
 		t.Errorf("Begin of another host: %v", err)
+	}
+}
+
+// Retiring receives once hosts are retired by Retire, and TakeRetiring
+// returns them once each, in order; a host that pacing retired is not
+// among them (its URLs end at once already).
+func TestHostsRetiring(t *testing.T) {
+	var h Hosts // the zero Hosts
+	select {
+	case <-h.Retiring():
+		t.Fatal("Retiring received with no host retired")
+	default:
+	}
+	p := NewHosts(Pacing{MaxFailures: 1})
+	if _, retired := p.Record("paced.test", false, 0, t0, Outcome{Status: 503}, errors.New("x")); retired == nil {
+		t.Fatal("a failure under MaxFailures 1 did not retire its host")
+	}
+	if got := p.TakeRetiring(); got != nil {
+		t.Errorf("TakeRetiring after pacing retired a host = %q, want none", got)
+	}
+	h.Retire("a.test", "by hand")
+	h.Retire("b.test", "by hand")
+	h.Retire("a.test", "again")
+	select {
+	case <-h.Retiring():
+	default:
+		t.Fatal("Retiring did not receive once hosts were retired")
+	}
+	if got := h.TakeRetiring(); !slices.Equal(got, []string{"a.test", "b.test"}) {
+		t.Errorf("TakeRetiring = %q, want a.test, b.test", got)
+	}
+	if got := h.TakeRetiring(); got != nil {
+		t.Errorf("TakeRetiring again = %q, want none", got)
 	}
 }
 
