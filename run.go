@@ -58,6 +58,7 @@ type runState struct {
 	// nil if not.
 	committer frontier.Committer // writes in steps
 	exchange  frontier.Exchanger // holds part of a crawl shared with others
+	waker     frontier.Waker     // makes the hosts the operator retires ready at once
 	batcher   seen.Batcher       // tests many fingerprints at once
 	fpRate    seen.Estimator     // estimates its false-positive rate
 
@@ -146,6 +147,7 @@ func (c *Crawler) newRun(h Handler) *runState {
 	}
 	r.committer, _ = r.frontier.(frontier.Committer)
 	r.exchange, _ = r.frontier.(frontier.Exchanger)
+	r.waker, _ = r.frontier.(frontier.Waker)
 	r.batcher, _ = r.seen.(seen.Batcher)
 	r.fpRate, _ = r.seen.(seen.Estimator)
 	if d, ok := r.fetcher.(fetch.DNSCaching); ok {

@@ -58,7 +58,7 @@ type scheduler struct {
 	failed    error        // a step the frontier could not commit: the crawl stops
 	timer     *time.Timer
 	ready     <-chan struct{} // links forwarded here by other parts of the crawl; nil if none
-	retiring  <-chan struct{} // hosts the operator retired (RetireHost)
+	retiring  <-chan struct{} // hosts the operator retired (RetireHost); nil without a waker
 }
 
 // loop runs the Run's workers and schedules their URLs until the Run ends:
@@ -73,7 +73,9 @@ func (r *runState) loop(ctx context.Context) error {
 	if r.exchange != nil {
 		s.ready = r.exchange.Ready()
 	}
-	s.retiring = r.hostTab.Retiring()
+	if r.waker != nil {
+		s.retiring = r.hostTab.Retiring()
+	}
 	var wg sync.WaitGroup
 	for range r.workers {
 		wg.Go(func() {
@@ -160,25 +162,15 @@ func (s *scheduler) wait(ctx context.Context, wake time.Time, paused bool, resum
 	case <-resumed:
 	case <-s.ready:
 		s.fail(s.receive())
-	case <-s.retiring:
-		s.wakeRetired()
+	case <-s.retiring: // their URLs end now, not after the hosts' delays or backoffs
+		for _, host := range s.hostTab.TakeRetiring() {
+			s.waker.Wake(host, time.Now())
+		}
 	case <-wakeC:
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
 	return nil
-}
-
-// wakeRetired makes the hosts the operator retired ready now, if the
-// frontier can (a frontier.Waker), so that their URLs end at once rather
-// than after the hosts' delays or backoffs.
-func (s *scheduler) wakeRetired() {
-	w, ok := s.frontier.(frontier.Waker)
-	for _, host := range s.hostTab.TakeRetiring() {
-		if ok {
-			w.Wake(host, time.Now())
-		}
-	}
 }
 
 // budgetLeft reports whether MaxPages and MaxBytes let another URL start.
