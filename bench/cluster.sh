@@ -10,8 +10,9 @@
 # (14222). HOSTS_LOG=FILE writes to FILE a line per host: its name,
 # requests, and the seconds to its first and last request, then each
 # node's and each host's requests a second in 5 s steps, and each host's
-# milliseconds from an answer to its next request (webserve -hosts-log). LOGS=DIR keeps each node's log (its stderr) in DIR. A
-# node that fails has the end of its log printed.
+# milliseconds from an answer to its next request (webserve -hosts-log).
+# LOGS=DIR keeps each node's log (its stderr) in DIR. A node that fails
+# has the end of its log printed.
 #
 #   bench/cluster.sh NODES WORKERS [KILL] [crawl flags...]
 #   bench/cluster.sh 1 16 0 -per-host 2; bench/cluster.sh 3 16 0 -per-host 2

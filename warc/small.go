@@ -74,8 +74,9 @@ func (d *smallDeflater) appendSmall(dst, in []byte) []byte {
 }
 
 // deflate appends to dst the deflate stream of in in codes t, and counts
-// the symbols it writes in counts (literals, end and lengths, then
-// distances) if it is not nil.
+// the literals and matches it writes in counts if it is not nil: by
+// symbol of the literal/length alphabet (the 286 first), then of the
+// distances' (the 30 after). The end of the block is not counted.
 func (d *smallDeflater) deflate(dst, in []byte, t *codeTable, counts *[286 + 30]int) []byte {
 	// At most 15 bits a literal, 48 a match (of 4 bytes or more), and
 	// 8 bytes of room for a write past the end.
