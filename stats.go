@@ -111,7 +111,7 @@ func (s *Stats) plus(t Stats) Stats {
 		s = &Stats{}
 	}
 	sum := t
-	sum.Status, sum.Errors, sum.Traps = plusMaps(s.Status, t.Status), plusMaps(s.Errors, t.Errors), plusMaps(s.Traps, t.Traps)
+	sum.Status, sum.Errors, sum.Traps = tally.Sum(s.Status, t.Status), tally.Sum(s.Errors, t.Errors), tally.Sum(s.Traps, t.Traps)
 	tally.AddInt64s(&sum, s) // the counters, which only grow, and Elapsed; the gauges are ints, and stay sum's
 	sum.FetchTime = s.FetchTime.Plus(t.FetchTime)
 	sum.TrapPatterns = nil
@@ -123,16 +123,6 @@ func (s *Stats) plus(t Stats) Stats {
 	sum.PagesPerSec = 0
 	if secs := sum.Elapsed.Seconds(); secs > 0 {
 		sum.PagesPerSec = float64(sum.Fetched) / secs
-	}
-	return sum
-}
-
-// plusMaps returns the counts of a and b added, in a new map.
-func plusMaps[K comparable](a, b map[K]int64) map[K]int64 {
-	sum := make(map[K]int64, len(b))
-	maps.Copy(sum, b)
-	for k, n := range a {
-		sum[k] += n
 	}
 	return sum
 }

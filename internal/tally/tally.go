@@ -2,7 +2,10 @@
 // locks.
 package tally
 
-import "sync/atomic"
+import (
+	"maps"
+	"sync/atomic"
+)
 
 // Keyed counts by key. Its keys are fixed when it is made; a key it does
 // not know counts under the fallback key, if it was given one. It is safe
@@ -47,4 +50,15 @@ func (t *Keyed[K]) Counts() map[K]int64 {
 		}
 	}
 	return m
+}
+
+// Sum returns the counts of a and b added, in a new map: the totals of
+// two Counts.
+func Sum[K comparable](a, b map[K]int64) map[K]int64 {
+	sum := make(map[K]int64, len(b))
+	maps.Copy(sum, b)
+	for k, n := range a {
+		sum[k] += n
+	}
+	return sum
 }

@@ -26,3 +26,19 @@ func TestKeyed(t *testing.T) {
 		t.Errorf("Counts = %v, want only 404 once", got)
 	}
 }
+
+// Sum adds the counts of both maps, keeps a key of either alone, and
+// writes to neither.
+func TestSum(t *testing.T) {
+	a, b := map[string]int64{"dns": 2, "timeout": 1}, map[string]int64{"dns": 3, "reset": 4}
+	got := Sum(a, b)
+	if want := map[string]int64{"dns": 5, "timeout": 1, "reset": 4}; !maps.Equal(got, want) {
+		t.Errorf("Sum = %v, want %v", got, want)
+	}
+	if len(a) != 2 || a["dns"] != 2 || len(b) != 2 || b["dns"] != 3 {
+		t.Errorf("Sum wrote to its arguments: %v %v", a, b)
+	}
+	if got := Sum[int](nil, nil); got == nil || len(got) != 0 {
+		t.Errorf("Sum(nil, nil) = %#v, want an empty map", got)
+	}
+}
