@@ -74,17 +74,23 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// representative returns a URL that p matches.
+// representative returns a URL that p matches. A pattern's host is kept
+// without its trailing dot, as a URL's host is looked up: one that still
+// ends in a dot (the match ".." or "a..") is given that dot back.
 func representative(p pattern) *url.URL {
-	u := &url.URL{Scheme: "http", Host: p.host, Path: "/"}
-	if strings.Contains(p.host, ":") {
-		u.Host = "[" + p.host + "]"
+	host := p.host
+	if strings.HasSuffix(host, ".") {
+		host += "."
+	}
+	u := &url.URL{Scheme: "http", Host: host, Path: "/"}
+	if strings.Contains(host, ":") {
+		u.Host = "[" + host + "]"
 	}
 	switch p.kind {
 	case portMatch:
-		u.Host = net.JoinHostPort(p.host, p.port)
+		u.Host = net.JoinHostPort(host, p.port)
 	case prefixMatch:
-		u.Scheme, u.Host = p.scheme, net.JoinHostPort(p.host, p.port)
+		u.Scheme, u.Host = p.scheme, net.JoinHostPort(host, p.port)
 		u.RawPath = p.path
 		u.Path, _ = url.PathUnescape(p.path)
 	}

@@ -76,7 +76,11 @@ func parseMatch(m string) (pattern, error) {
 		if err != nil {
 			return pattern{}, fmt.Errorf("%q: %v", m, err)
 		}
-		return pattern{kind: prefixMatch, scheme: pu.Scheme, host: strings.TrimSuffix(pu.Hostname(), "."), port: portOf(pu), path: p}, nil
+		host := strings.TrimSuffix(pu.Hostname(), ".")
+		if host == "" { // "http://./": a host's trailing dot is not looked up
+			return pattern{}, fmt.Errorf("%q is not an http(s) URL prefix (e.g. \"https://example.com/docs/\")", m)
+		}
+		return pattern{kind: prefixMatch, scheme: pu.Scheme, host: host, port: portOf(pu), path: p}, nil
 	}
 	kindOf, h := hostMatch, m
 	if rest, ok := strings.CutPrefix(m, "*."); ok {
@@ -89,6 +93,9 @@ func parseMatch(m string) (pattern, error) {
 	if err == nil && kindOf == domainMatch {
 		return pattern{}, fmt.Errorf("%q: a *.domain match has no port", m)
 	}
+	if strings.Trim(port, "0123456789") != "" { // "a:\t": the URL parser drops tabs, so that the port would not be checked
+		return pattern{}, fmt.Errorf("%q is not a host: port %q", m, port)
+	}
 	cu, err := c.Canonical("http://" + h + "/")
 	if err != nil {
 		return pattern{}, fmt.Errorf("%q is not a host: %v", m, err)
@@ -98,6 +105,9 @@ func parseMatch(m string) (pattern, error) {
 		return pattern{}, fmt.Errorf("%q: %v", m, err)
 	}
 	p := pattern{kind: kindOf, host: strings.TrimSuffix(pu.Hostname(), ".")}
+	if p.host == "" { // ".", "*..": a host's trailing dot is not looked up
+		return pattern{}, fmt.Errorf(`%q is not a host, "*.domain" or URL prefix`, m)
+	}
 	if port != "" {
 		p.kind, p.port = portMatch, strings.TrimLeft(port, "0")
 		if p.port == "" {
