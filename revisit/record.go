@@ -11,7 +11,8 @@ import (
 // resource; a record of a build before resources has no 2), the
 // depth, the URL and validators (uvarint lengths), the content
 // fingerprint, the due and last visit times (Unix milliseconds, varint),
-// and the visits kept: uvarint(interval in ms << 1 | changed) each.
+// and the visits kept: uvarint(interval in ms << 1 | changed) each, the
+// interval 1 ms or more.
 const visitedFormat = 1
 
 func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
@@ -34,14 +35,14 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 	b = binary.AppendVarint(b, last.UnixMilli())
 	n := 0
 	for _, vis := range visits {
-		if vis.Interval > 0 {
+		if vis.Interval.Milliseconds() > 0 {
 			n++
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(n))
 	for _, vis := range visits {
-		if vis.Interval <= 0 {
-			continue // a first visit's age, not kept
+		if vis.Interval.Milliseconds() <= 0 {
+			continue // a first visit's age, or an interval below the record's millisecond: not kept
 		}
 		x := uint64(vis.Interval.Milliseconds()) << 1
 		if vis.Changed {
@@ -53,6 +54,10 @@ func encodeVisited(p *visited, last time.Time, visits []Visit) []byte {
 }
 
 var errBadRecord = errors.New("not a valid record")
+
+// maxVisit is the largest visit a record holds: the longest
+// time.Duration, in milliseconds, shifted for the changed bit.
+const maxVisit = uint64(math.MaxInt64/int64(time.Millisecond))<<1 | 1
 
 func decodeVisited(b []byte) (p *visited, last time.Time, visits []Visit, err error) {
 	if len(b) < 2 || b[0] != visitedFormat || b[1] > 3 {
@@ -70,7 +75,10 @@ func decodeVisited(b []byte) (p *visited, last time.Time, visits []Visit, err er
 		d.bad, d.b, n = true, nil, 0
 	}
 	for range n {
-		x := d.uvarint(math.MaxUint64)
+		x := d.uvarint(maxVisit)
+		if x>>1 == 0 {
+			continue // no interval: not a visit (a build before kept those below a millisecond as 0)
+		}
 		visits = append(visits, Visit{Interval: time.Duration(x>>1) * time.Millisecond, Changed: x&1 == 1})
 	}
 	if d.bad || len(d.b) != 0 || p.url == "" {

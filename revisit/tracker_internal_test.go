@@ -1,8 +1,10 @@
 package revisit
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"testing"
@@ -38,6 +40,37 @@ func TestVisitedRecord(t *testing.T) {
 	}
 	if _, _, _, err := decodeVisited(append(b, 0)); err == nil {
 		t.Error("a record with a byte more decodes")
+	}
+}
+
+// A visit of under a millisecond, which the record's milliseconds cannot
+// hold, is left out as a first visit's age is, and a record that holds
+// one of no interval (as a build before wrote it) decodes without it:
+// what decodes encodes to the same visits.
+func TestVisitedRecordSubMillisecond(t *testing.T) {
+	p := &visited{url: "http://a.test/x"}
+	visits := []Visit{{Interval: time.Second}, {Interval: 500 * time.Microsecond, Changed: true}, {Interval: 0}, {Interval: time.Minute, Changed: true}}
+	want := []Visit{visits[0], visits[3]}
+	_, _, got, err := decodeVisited(encodeVisited(p, t0, visits))
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("visits %v (%v), want %v", got, err, want)
+	}
+	b := encodeVisited(p, t0, nil)
+	b = append(b[:len(b)-1], 3, 2<<1, 1, 3<<1|1) // three visits: 2 ms, none (changed), 3 ms (changed)
+	_, _, got, err = decodeVisited(b)
+	if want := []Visit{{Interval: 2 * time.Millisecond}, {Interval: 3 * time.Millisecond, Changed: true}}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("visits %v (%v), want %v", got, err, want)
+	}
+	// The longest interval a time.Duration holds decodes; one a
+	// millisecond longer, which would wrap round, is a damaged record.
+	longest := time.Duration(math.MaxInt64).Milliseconds()
+	for _, ms := range []int64{longest, longest + 1} {
+		head := encodeVisited(p, t0, nil)
+		head = head[:len(head)-1] // without its count of visits, 0
+		_, _, got, err := decodeVisited(binary.AppendUvarint(append(head, 1), uint64(ms)<<1))
+		if ok := ms == longest; (err == nil) != ok || ok && (len(got) != 1 || got[0].Interval.Milliseconds() != ms) {
+			t.Errorf("a visit of %d ms: %v, %v", ms, got, err)
+		}
 	}
 }
 
