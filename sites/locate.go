@@ -125,9 +125,32 @@ func scanString(src string, i int) (name string, end int, multi bool) {
 		j++
 	}
 	if q == '"' {
-		if s, err := strconv.Unquote(`"` + raw + `"`); err == nil {
+		if s, err := strconv.Unquote(`"` + goEscapes(raw) + `"`); err == nil {
 			raw = s
 		}
 	}
 	return raw, j, false
+}
+
+// goEscapes returns the content of a TOML basic string with its escapes
+// as Go writes them: TOML's "\e" (escape, TOML 1.1) is Go's "\x1b"; the
+// other escapes the TOML parser takes are Go's too.
+func goEscapes(raw string) string {
+	if !strings.Contains(raw, `\e`) {
+		return raw
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] != '\\' || i+1 == len(raw):
+			b.WriteByte(raw[i])
+		case raw[i+1] == 'e':
+			b.WriteString(`\x1b`)
+			i++
+		default:
+			b.WriteString(raw[i : i+2])
+			i++
+		}
+	}
+	return b.String()
 }

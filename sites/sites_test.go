@@ -304,6 +304,7 @@ func TestErrors(t *testing.T) {
 		{"syntax", "[[site]]\nmatch = \"a\"\ndelay = \"1s\n", `t.toml:3: site.delay: strings cannot contain newlines`},
 		{"syntax table", "[[site]\nmatch = \"a\"\n", `t.toml:2: expected end of table array name delimiter`},
 		{"unknown key", "[[site]]\nmatch = \"a\"\n\n[[site]]\nmatch = \"b\"\nper-host = 3\n", `t.toml:6: site.per-host: unknown key (did you mean "per_host"?)`},
+		{"unknown key escaped", "[[site]]\nmatch = \"a\"\n\"x\\e\" = 1\n", `t.toml:3: site."x\u001b": unknown key`},
 		{"key case", "[[site]]\nmatch = \"a\"\nDelay = \"1s\"\n", `t.toml:3: site.Delay: unknown key (did you mean "delay"?)`},
 		{"keys in a multi-line string", "[[site]]\nmatch = \"a\"\n[site.login]\nurl = \"http://a/\"\nsuccess = { cookie = \"s\" }\n[site.login.fields]\na = \"\"\"\ndelay = \"x\"\n[[site]]\nmatch = 'c'\n\"\"\"\n[[site]]\nmatch = \"b\" # delay = \"y\"\n'delay' = \"z\"\n", `t.toml:14: site.delay: "z" is not a duration`},
 		{"bad ban_pattern", "[[site]]\nmatch = \"a\"\nban_pattern = \"(captcha\"\n", `t.toml:3: site.ban_pattern: "(captcha" is not a regular expression`},
